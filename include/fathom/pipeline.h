@@ -1,0 +1,58 @@
+// pipeline.h — `fathom watch` as a library: source → filter → store → output.
+//
+// Two threads: a reader that waits on the source, drains and filters events into a bounded
+// queue (so the kernel queue is emptied promptly), and a writer that commits batches to the
+// store (assigning ids) and only then prints them. Nothing is printed that is not stored.
+// When the queue is full the reader blocks (back-pressure), it never drops.
+// Run() blocks until Stop() (any thread, async-signal paths excluded), a limit, or an error.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "fathom/filter.h"
+#include "fathom/format.h"
+#include "fathom/source.h"
+#include "fathom/store.h"
+
+namespace fathom {
+
+struct WatchOptions {
+  std::string backend = "auto";
+  SourceOptions source;
+  FilterOptions filter;
+  std::optional<StoreOptions> store;   // absent: events are numbered in memory only
+  Format format = Format::kInotify;
+  FILE* out = stdout;                  // not owned; nullptr prints nothing
+  uint64_t max_count = 0;              // stop after this many events (0 = no limit)
+  std::chrono::milliseconds timeout{0};  // stop after this long (0 = no limit)
+  size_t queue_capacity = 1u << 20;    // events held between reader and writer
+  size_t max_batch = 8192;             // events per store transaction at most
+};
+
+struct WatchSummary {
+  uint64_t events_written = 0;
+  uint64_t last_id = 0;
+  SourceStats source;
+};
+
+class WatchPipeline {
+ public:
+  explicit WatchPipeline(WatchOptions options);
+  // Runs until stopped; returns the summary, or why it could not watch.
+  Result<WatchSummary> Run(const SourceRegistry& registry);
+  // Thread-safe: makes Run() finish after writing what was already read.
+  void Stop();
+
+ private:
+  WatchOptions options_;
+  std::atomic<bool> stop_requested_{false};
+  std::atomic<Source*> source_{nullptr};
+};
+
+}  // namespace fathom

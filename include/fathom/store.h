@@ -1,0 +1,56 @@
+// store.h — the embedded, durable, bounded event store (SQLite, WAL mode).
+//
+// One writer process appends batches; any number of readers (other processes too) replay.
+// Append() commits a whole batch in one transaction and assigns every event an id strictly
+// greater than any id the store has ever handed out, even after retention removed rows.
+// A process killed at any point (SIGKILL) leaves the store consistent: a batch is either
+// wholly committed or absent, and ids continue after restart.
+// An EventStore object is used from one thread at a time; it owns its SQLite connection.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fathom/event.h"
+#include "fathom/status.h"
+
+namespace fathom {
+
+struct StoreOptions {
+  std::string path;                      // SQLite file; created if absent (writer only)
+  bool read_only = false;                // replay only: never creates or writes
+  uint64_t max_events = 0;               // keep at most this many newest events (0 = unbounded)
+  std::chrono::seconds max_age{0};       // drop events older than this (0 = unbounded)
+  bool sync_full = true;                 // fsync every commit (power-loss durable); false: WAL
+                                         // NORMAL, durable against process crashes only
+};
+
+struct ReplayQuery {
+  uint64_t since_id = 0;       // events with id > since_id
+  std::string path_prefix;     // only paths equal to it or under it ("" = all)
+  uint64_t limit = 0;          // at most this many (0 = all)
+};
+
+class EventStore {
+ public:
+  virtual ~EventStore() = default;
+
+  static Result<std::unique_ptr<EventStore>> Open(const StoreOptions& options);
+
+  // Commits `batch` in one transaction and writes the assigned ids into it.
+  virtual Status Append(std::vector<Event>& batch) = 0;
+  // Calls `fn` for each matching event in id order until it returns false.
+  virtual Status Replay(const ReplayQuery& query, const std::function<bool(const Event&)>& fn) = 0;
+  // The highest id ever assigned (0 for a new store).
+  virtual Result<uint64_t> LastId() = 0;
+  // The lowest id still held (0 when empty): replay from below it has lost events.
+  virtual Result<uint64_t> FirstId() = 0;
+  // Applies max_events / max_age now; Append() also does so periodically.
+  virtual Status Prune() = 0;
+};
+
+}  // namespace fathom

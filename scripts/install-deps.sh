@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs fathom's build, test and benchmark dependencies from Debian 12 packages.
+# Idempotent: only missing packages are installed. Needs root (or sudo).
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config ninja-build
+  libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libsqlite3-dev sqlite3
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang-14 libclang-rt-14-dev
+  inotify-tools fswatch watchman python3-watchdog
+  procps time util-linux e2fsprogs
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "fathom: installing missing packages: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

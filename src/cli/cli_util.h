@@ -1,0 +1,24 @@
+// cli_util.h — small helpers shared by the subcommands.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <string>
+
+#include "fathom/format.h"
+#include "fathom/status.h"
+
+namespace fathom::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+// "90s", "15m", "12h", "7d", "2w", or plain seconds.
+Result<std::chrono::seconds> ParseDuration(const std::string& text);
+// Adds --format with its documented choices; `target` receives the parsed format.
+CLI::Option* AddFormatOption(CLI::App& app, Format& target, const std::string& default_name);
+// Prints "fathom <cmd>: <message>" to stderr and returns `code`.
+int Fail(const std::string& command, const std::string& message, int code);
+
+}  // namespace fathom::cli

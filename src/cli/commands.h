@@ -1,0 +1,16 @@
+// commands.h — the CLI's subcommands. Each file adds one subcommand to the app and returns
+// the function that runs it once the command line is parsed (its result is the exit code:
+// 0 success, 1 runtime failure, 2 bad usage).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace fathom::cli {
+
+using CommandRunner = std::function<int()>;
+
+CommandRunner AddWatchCommand(CLI::App& app);
+CommandRunner AddEventsCommand(CLI::App& app);
+
+}  // namespace fathom::cli

@@ -1,0 +1,99 @@
+#include <spdlog/spdlog.h>
+
+#include <mutex>
+#include <thread>
+
+#include "fathom/pipeline.h"
+#include "pipeline/event_queue.h"
+
+namespace fathom {
+
+WatchPipeline::WatchPipeline(WatchOptions options) : options_(std::move(options)) {}
+
+void WatchPipeline::Stop() {
+  stop_requested_ = true;
+  if (Source* s = source_.load()) s->Stop();
+}
+
+Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
+  std::unique_ptr<EventStore> store;
+  uint64_t next_id = 1;
+  if (options_.store) {
+    FATHOM_ASSIGN_OR_RETURN(store, EventStore::Open(*options_.store));
+    FATHOM_ASSIGN_OR_RETURN(uint64_t last, store->LastId());
+    next_id = last + 1;
+  }
+
+  std::unique_ptr<Source> source;
+  FATHOM_ASSIGN_OR_RETURN(source, registry.Create(options_.backend, options_.source,
+                                                  [](const std::string& m) { spdlog::info("{}", m); }));
+  FATHOM_RETURN_IF_ERROR(source->Start());
+  source_ = source.get();
+  if (stop_requested_) source->Stop();
+  spdlog::info("watches established ({}, {} kernel watches)", source->name(), source->Stats().watches);
+
+  const EventFilter filter(options_.filter);
+  internal::EventQueue queue(options_.queue_capacity);
+  Status reader_status;
+  std::thread reader([&] {
+    const auto start = std::chrono::steady_clock::now();
+    while (!stop_requested_) {
+      if (options_.timeout.count() > 0 && std::chrono::steady_clock::now() - start >= options_.timeout) break;
+      Status s = source->Wait(std::chrono::milliseconds(200));
+      std::vector<Event> batch;
+      if (s.ok()) s = source->Drain(batch);
+      if (!s.ok()) {
+        reader_status = s;
+        break;
+      }
+      std::erase_if(batch, [&](const Event& e) { return !filter.Matches(e); });
+      if (!batch.empty() && !queue.Push(std::move(batch))) break;
+    }
+    queue.Close();
+  });
+
+  auto formatter = MakeFormatter(options_.format);
+  WatchSummary summary;
+  Status writer_status;
+  std::string text;
+  std::vector<Event> batch;
+  while (queue.Pop(batch, options_.max_batch)) {
+    if (options_.max_count > 0 && summary.events_written + batch.size() >= options_.max_count) {
+      batch.resize(options_.max_count - summary.events_written);
+      Stop();
+    }
+    if (store) {
+      writer_status = store->Append(batch);
+      if (!writer_status.ok()) {
+        Stop();
+        break;
+      }
+    } else {
+      for (auto& e : batch) e.id = next_id++;
+    }
+    summary.events_written += batch.size();
+    if (!batch.empty()) summary.last_id = batch.back().id;
+    if (options_.out != nullptr) {
+      text.clear();
+      for (const auto& e : batch) formatter->Write(e, text);
+      fwrite(text.data(), 1, text.size(), options_.out);
+      fflush(options_.out);
+    }
+    batch.clear();
+  }
+  queue.Close();
+  reader.join();
+  if (options_.out != nullptr) {
+    text.clear();
+    formatter->Flush(text);
+    fwrite(text.data(), 1, text.size(), options_.out);
+    fflush(options_.out);
+  }
+  summary.source = source->Stats();
+  source_ = nullptr;
+  if (!writer_status.ok()) return writer_status;
+  if (!reader_status.ok()) return reader_status;
+  return summary;
+}
+
+}  // namespace fathom

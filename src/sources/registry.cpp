@@ -1,0 +1,47 @@
+#include <algorithm>
+
+#include "fathom/source.h"
+
+namespace fathom {
+
+void SourceRegistry::Register(SourceInfo info) {
+  infos_.push_back(std::move(info));
+  std::stable_sort(infos_.begin(), infos_.end(),
+                   [](const SourceInfo& a, const SourceInfo& b) { return a.priority > b.priority; });
+}
+
+std::vector<std::string> SourceRegistry::Names() const {
+  std::vector<std::string> names;
+  for (const auto& info : infos_) names.push_back(info.name);
+  return names;
+}
+
+Result<std::unique_ptr<Source>> SourceRegistry::Create(
+    const std::string& backend, const SourceOptions& opts,
+    const std::function<void(const std::string&)>& log) const {
+  if (backend != "auto") {
+    for (const auto& info : infos_) {
+      if (info.name != backend) continue;
+      Status usable = info.detect(opts);
+      if (!usable.ok()) return usable.WithContext("backend " + backend + " cannot be used");
+      return info.create(opts);
+    }
+    std::string known;
+    for (const auto& n : Names()) known += (known.empty() ? "" : ", ") + n;
+    return Status::Error("unknown backend '" + backend + "' (known: auto, " + known + ")");
+  }
+  std::string reasons;
+  for (const auto& info : infos_) {
+    Status usable = info.detect(opts);
+    if (!usable.ok()) {
+      log("backend " + info.name + " not used: " + usable.message());
+      reasons += "\n  " + info.name + ": " + usable.message();
+      continue;
+    }
+    log("backend " + info.name + " chosen");
+    return info.create(opts);
+  }
+  return Status::Error("no backend can watch these paths:" + reasons);
+}
+
+}  // namespace fathom

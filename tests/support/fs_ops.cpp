@@ -1,0 +1,51 @@
+#include "support/fs_ops.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <stdexcept>
+
+namespace fathom::testing {
+
+void WriteFile(const std::string& path, const std::string& content) {
+  int fd = open(path.c_str(), O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("open " + path);
+  if (!content.empty() && write(fd, content.data(), content.size()) != static_cast<ssize_t>(content.size())) {
+    close(fd);
+    throw std::runtime_error("write " + path);
+  }
+  close(fd);
+}
+
+void MakeDirs(const std::string& path) { std::filesystem::create_directories(path); }
+
+void Rename(const std::string& from, const std::string& to) {
+  if (rename(from.c_str(), to.c_str()) != 0) throw std::runtime_error("rename " + from + " -> " + to);
+}
+
+void RunEvaluateOutputScript(const std::string& dir) {
+  WriteFile(dir + "/hello.txt", "hello world\n");
+  Rename(dir + "/hello.txt", dir + "/hi.txt");
+  if (mkdir((dir + "/okdir").c_str(), 0755) != 0) throw std::runtime_error("mkdir okdir");
+  Rename(dir + "/hi.txt", dir + "/okdir/hi.txt");
+  if (unlink((dir + "/okdir/hi.txt").c_str()) != 0) throw std::runtime_error("unlink");
+  if (rmdir((dir + "/okdir").c_str()) != 0) throw std::runtime_error("rmdir");
+}
+
+std::vector<std::string> ExpectedTableII(const std::string& root) {
+  return {
+      root + " CREATE /hello.txt",
+      root + " MODIFY /hello.txt",
+      root + " CLOSE_WRITE /hello.txt",
+      root + " MOVED_FROM /hello.txt",
+      root + " MOVED_TO /hi.txt",
+      root + " CREATE,ISDIR /okdir",
+      root + " MOVED_FROM /hi.txt",
+      root + " MOVED_TO /okdir/hi.txt",
+      root + " DELETE /okdir/hi.txt",
+      root + " DELETE,ISDIR /okdir",
+  };
+}
+
+}  // namespace fathom::testing
