@@ -17,11 +17,16 @@ function(fathom_executable name)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS})
 endfunction()
 
-# fathom_test(NAME SOURCES ... DEPS ... [TIMEOUT seconds])
+# fathom_test(NAME SOURCES ... DEPS ... [TIMEOUT seconds] [SERIAL])
+# SERIAL: never run beside another test (load tests whose figures other tests would disturb).
 # A GoogleTest binary; every TEST becomes one ctest entry. Tests find the CLI through the
 # FATHOM_BINARY definition and the build directory through FATHOM_BUILD_DIR.
 function(fathom_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "SERIAL" "TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  set(serial FALSE)
+  if(ARG_SERIAL)
+    set(serial TRUE)
+  endif()
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
@@ -31,5 +36,5 @@ function(fathom_test name)
   target_compile_definitions(${name} PRIVATE FATHOM_BINARY="${CMAKE_BINARY_DIR}/fathom"
                                              FATHOM_BUILD_DIR="${CMAKE_BINARY_DIR}")
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${ARG_TIMEOUT})
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${ARG_TIMEOUT} RUN_SERIAL ${serial})
 endfunction()

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -52,7 +53,8 @@ class WatchPipeline {
  private:
   WatchOptions options_;
   std::atomic<bool> stop_requested_{false};
-  std::atomic<Source*> source_{nullptr};
+  std::mutex source_mu_;
+  Source* source_ = nullptr;  // guarded by source_mu_; set while Run() owns a started source
 };
 
 }  // namespace fathom

@@ -1,6 +1,5 @@
 #include <spdlog/spdlog.h>
 
-#include <mutex>
 #include <thread>
 
 #include "fathom/pipeline.h"
@@ -12,7 +11,8 @@ WatchPipeline::WatchPipeline(WatchOptions options) : options_(std::move(options)
 
 void WatchPipeline::Stop() {
   stop_requested_ = true;
-  if (Source* s = source_.load()) s->Stop();
+  std::lock_guard lock(source_mu_);
+  if (source_ != nullptr) source_->Stop();
 }
 
 Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
@@ -28,7 +28,10 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
   FATHOM_ASSIGN_OR_RETURN(source, registry.Create(options_.backend, options_.source,
                                                   [](const std::string& m) { spdlog::info("{}", m); }));
   FATHOM_RETURN_IF_ERROR(source->Start());
-  source_ = source.get();
+  {
+    std::lock_guard lock(source_mu_);
+    source_ = source.get();
+  }
   if (stop_requested_) source->Stop();
   spdlog::info("watches established ({}, {} kernel watches)", source->name(), source->Stats().watches);
 
@@ -90,7 +93,10 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
     fflush(options_.out);
   }
   summary.source = source->Stats();
-  source_ = nullptr;
+  {
+    std::lock_guard lock(source_mu_);
+    source_ = nullptr;
+  }
   if (!writer_status.ok()) return writer_status;
   if (!reader_status.ok()) return reader_status;
   return summary;

@@ -60,12 +60,14 @@ bool Subprocess::FillBuffer(int fd, std::string& buf, std::chrono::steady_clock:
 std::optional<std::string> Subprocess::ReadLine(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    auto nl = out_buf_.find('\n');
+    auto nl = out_buf_.find('\n', out_pos_);
     if (nl != std::string::npos) {
-      std::string line = out_buf_.substr(0, nl);
-      out_buf_.erase(0, nl + 1);
+      std::string line = out_buf_.substr(out_pos_, nl - out_pos_);
+      out_pos_ = nl + 1;
       return line;
     }
+    out_buf_.erase(0, out_pos_);  // keep only the unfinished line before reading more
+    out_pos_ = 0;
     if (!FillBuffer(out_fd_, out_buf_, deadline)) return std::nullopt;
   }
 }

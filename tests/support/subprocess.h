@@ -40,6 +40,7 @@ class Subprocess {
   int out_fd_ = -1;
   int err_fd_ = -1;
   std::string out_buf_;
+  size_t out_pos_ = 0;  // start of the first unread byte in out_buf_
   std::string err_buf_;
   std::string err_text_;
   std::optional<int> exit_code_;

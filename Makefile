@@ -1,0 +1,41 @@
+# fathom — the two commands of the quick start:
+#   make run DIR=/path/to/watch   install what is missing, build, watch DIR recursively with the store
+#   make test                     install what is missing, build, run every test (also under ASan+UBSan)
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+STORE      ?= fathom-events.db
+DIR        ?=
+WERROR     := $(if $(CI),ON,OFF)
+CMAKE_ARGS ?=
+
+.PHONY: deps build build-asan run test test-release test-asan bench clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFATHOM_WERROR=$(WERROR) $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD)
+
+build-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFATHOM_SANITIZE=ON -DFATHOM_WERROR=$(WERROR) $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(ASAN_BUILD)
+
+run: build
+	@if [ -z "$(DIR)" ]; then echo "usage: make run DIR=/path/to/watch [STORE=events.db]" >&2; exit 2; fi
+	./$(BUILD)/fathom watch -r "$(DIR)" --store "$(STORE)"
+
+test-release: build
+	ctest --test-dir $(BUILD) --output-on-failure -j2
+
+test-asan: build-asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j2
+
+test: test-release test-asan
+
+bench: build
+	/usr/bin/python3 bench/run_local_bench.py --build $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

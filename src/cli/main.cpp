@@ -1,0 +1,42 @@
+// fathom — the command-line interface. Each subcommand lives in its own file (commands.h).
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "fathom/config.h"
+
+int main(int argc, char** argv) {
+  auto logger = spdlog::stderr_logger_mt("fathom");
+  logger->set_pattern("fathom: %v");
+  spdlog::set_default_logger(logger);
+
+  CLI::App app{
+      "fathom watches storage and turns what happens there into one standard, durable, "
+      "replayable stream of file-system events."};
+  app.set_version_flag("--version", std::string("fathom ") + FATHOM_VERSION);
+  app.require_subcommand(1);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Log debugging detail to stderr");
+
+  std::vector<std::pair<CLI::App*, fathom::cli::CommandRunner>> commands;
+  auto add = [&](fathom::cli::CommandRunner (*adder)(CLI::App&)) {
+    size_t before = app.get_subcommands({}).size();
+    auto runner = adder(app);
+    commands.emplace_back(app.get_subcommands({}).at(before), std::move(runner));
+  };
+  add(&fathom::cli::AddWatchCommand);
+  add(&fathom::cli::AddEventsCommand);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? fathom::cli::kExitOk : fathom::cli::kExitUsage;
+  }
+  if (verbose) spdlog::set_level(spdlog::level::debug);
+  for (auto& [sub, run] : commands) {
+    if (sub->parsed()) return run();
+  }
+  return fathom::cli::kExitUsage;
+}

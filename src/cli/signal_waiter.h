@@ -1,0 +1,26 @@
+// signal_waiter.h — turns SIGINT/SIGTERM/SIGHUP into a callback on an ordinary thread.
+//
+// Construct it before starting any other thread: it blocks those signals in the calling
+// thread (threads started later inherit the mask) and waits for them on its own thread, so the
+// callback may lock, log and call Stop() on anything. The destructor stops that thread.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <thread>
+
+namespace fathom::cli {
+
+class SignalWaiter {
+ public:
+  explicit SignalWaiter(std::function<void(int signal)> on_signal);
+  ~SignalWaiter();
+  SignalWaiter(const SignalWaiter&) = delete;
+  SignalWaiter& operator=(const SignalWaiter&) = delete;
+
+ private:
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+}  // namespace fathom::cli

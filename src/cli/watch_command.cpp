@@ -1,0 +1,158 @@
+// `fathom watch` — watch directory trees and print (and optionally store) their events.
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "cli/signal_waiter.h"
+#include "fathom/pipeline.h"
+
+namespace fathom::cli {
+namespace {
+
+struct WatchArgs {
+  std::vector<std::string> paths;
+  bool recursive = false;
+  std::string backend = "auto";
+  Format format = Format::kInotify;
+  std::vector<std::string> events;
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  std::string store;
+  uint64_t max_events = 0;
+  std::string max_age;
+  std::string sync = "full";
+  uint64_t max_count = 0;
+  double timeout = 0;
+  bool quiet = false;
+  std::vector<std::string> settings;
+};
+
+// Builds the pipeline options, or says which argument is wrong.
+Result<WatchOptions> MakeOptions(const WatchArgs& a) {
+  WatchOptions o;
+  o.backend = a.backend;
+  o.format = a.format;
+  o.out = a.quiet ? nullptr : stdout;
+  o.max_count = a.max_count;
+  o.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeout * 1000));
+  o.source.recursive = a.recursive;
+  for (const auto& p : a.paths) {
+    std::error_code ec;
+    auto canon = std::filesystem::canonical(p, ec);
+    if (ec) return Status::Error("cannot watch '" + p + "': " + ec.message());
+    if (!std::filesystem::is_directory(canon)) {
+      return Status::Error("cannot watch '" + p + "': not a directory (watch its parent directory)");
+    }
+    o.source.roots.push_back(canon.string());
+  }
+  if (!a.events.empty()) {
+    uint32_t kinds = 0;
+    for (const auto& list : a.events) {
+      std::stringstream ss(list);
+      std::string name;
+      while (std::getline(ss, name, ',')) {
+        auto k = ParseKind(name);
+        if (!k) {
+          return Status::Error("unknown event kind '" + name +
+                               "' (known: " + KindNames(kind::kAll) + ", CLOSE, MOVE)");
+        }
+        kinds |= *k;
+      }
+    }
+    o.source.kinds = kinds;
+  }
+  o.filter.kinds = o.source.kinds;
+  o.filter.include = a.include;
+  o.filter.exclude = a.exclude;
+  for (const auto& kv : a.settings) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::Error("bad --set '" + kv + "' (expected KEY=VALUE, e.g. fanotify.cache-size=65536)");
+    }
+    o.source.settings[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  if (!a.store.empty()) {
+    StoreOptions s;
+    s.path = std::filesystem::absolute(a.store).lexically_normal().string();
+    s.max_events = a.max_events;
+    if (!a.max_age.empty()) {
+      FATHOM_ASSIGN_OR_RETURN(s.max_age, ParseDuration(a.max_age));
+    }
+    if (a.sync != "full" && a.sync != "normal") {
+      return Status::Error("bad --sync '" + a.sync + "' (full or normal)");
+    }
+    s.sync_full = a.sync == "full";
+    // The store's own files must never be reported, or every commit would cause more events.
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) o.filter.ignore_paths.push_back(s.path + suffix);
+    o.store = s;
+  } else if (a.max_events > 0 || !a.max_age.empty()) {
+    return Status::Error("--max-events and --max-age bound the store: give --store FILE too");
+  }
+  return o;
+}
+
+int RunWatch(const WatchArgs& args) {
+  auto options = MakeOptions(args);
+  if (!options.ok()) return Fail("watch", options.status().message(), kExitUsage);
+  WatchPipeline pipeline(std::move(options.value()));
+  SignalWaiter signals([&](int) { pipeline.Stop(); });
+  SourceRegistry registry;
+  RegisterBuiltinSources(registry);
+  auto summary = pipeline.Run(registry);
+  if (!summary.ok()) return Fail("watch", summary.status().message(), kExitFailure);
+  const auto& s = summary.value();
+  spdlog::info("stopped: {} events written (last id {}), {} overflows, {} rescans, {} unresolved",
+               s.events_written, s.last_id, s.source.overflows, s.source.rescans, s.source.unresolved);
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandRunner AddWatchCommand(CLI::App& app) {
+  auto args = std::make_shared<WatchArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "watch",
+      "Watch directories and print their events as they happen (and store them with --store).\n"
+      "Like inotifywait -m, but recursive without racing, losing nothing, on inotify or fanotify.");
+  cmd->add_option("paths", args->paths, "Directories to watch")->required()->type_name("PATH");
+  cmd->add_flag("-r,--recursive", args->recursive, "Watch whole subtrees, not just the directories' entries");
+  cmd->add_option("--backend", args->backend,
+                  "auto (fanotify when permitted, else inotify), inotify or fanotify")
+      ->default_str("auto")
+      ->check(CLI::IsMember({"auto", "inotify", "fanotify"}));
+  AddFormatOption(*cmd, args->format, "inotify");
+  cmd->add_option("-e,--event", args->events,
+                  "Report only these kinds (repeatable or comma-separated): CREATE, MODIFY, ATTRIB, "
+                  "CLOSE_WRITE, CLOSE_NOWRITE, OPEN, ACCESS, MOVED_FROM, MOVED_TO, DELETE, "
+                  "DELETE_SELF, MOVE_SELF, CLOSE, MOVE. Default: every change (not reads). "
+                  "OVERFLOW is always reported")
+      ->type_name("KIND");
+  cmd->add_option("--exclude", args->exclude,
+                  "Skip paths matching GLOB (a GLOB without '/' matches the file name, with '/' the "
+                  "whole path); repeatable")
+      ->type_name("GLOB");
+  cmd->add_option("--include", args->include, "Report only paths matching GLOB; repeatable")->type_name("GLOB");
+  cmd->add_option("--store", args->store,
+                  "Append every event durably to this SQLite file before printing it")
+      ->type_name("FILE");
+  cmd->add_option("--max-events", args->max_events, "Keep at most N newest events in the store")
+      ->type_name("N");
+  cmd->add_option("--max-age", args->max_age, "Drop stored events older than this (90s, 15m, 12h, 7d, 2w)")
+      ->type_name("DURATION");
+  cmd->add_option("--sync", args->sync,
+                  "full: fsync every commit (survives power loss); normal: survives process crashes")
+      ->default_str("full");
+  cmd->add_option("-n,--max-count", args->max_count, "Exit after N events")->type_name("N");
+  cmd->add_option("-t,--timeout", args->timeout, "Exit after SECONDS")->type_name("SECONDS");
+  cmd->add_flag("-q,--quiet", args->quiet, "Print no events (store only)");
+  cmd->add_option("--set", args->settings,
+                  "Backend setting KEY=VALUE, e.g. fanotify.cache-size=65536; repeatable")
+      ->type_name("KEY=VALUE");
+  return [args] { return RunWatch(*args); };
+}
+
+}  // namespace fathom::cli

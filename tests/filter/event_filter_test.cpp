@@ -1,0 +1,60 @@
+#include "fathom/filter.h"
+
+#include <gtest/gtest.h>
+
+namespace fathom {
+namespace {
+
+Event At(const std::string& path, uint32_t mask = kind::kCreate) {
+  Event e;
+  e.mask = mask;
+  e.root = "/r";
+  e.path = path;
+  return e;
+}
+
+TEST(EventFilter, PassesOnlyWantedKindsButAlwaysOverflow) {
+  FilterOptions o;
+  o.kinds = kind::kDelete;
+  EventFilter f(o);
+  EXPECT_FALSE(f.Matches(At("/r/a", kind::kCreate)));
+  EXPECT_TRUE(f.Matches(At("/r/a", kind::kDelete | kind::kIsDir)));
+  EXPECT_TRUE(f.Matches(At("/r", kind::kOverflow)));
+}
+
+TEST(EventFilter, GlobWithoutSlashMatchesTheFileName) {
+  FilterOptions o;
+  o.exclude = {"*.tmp"};
+  EventFilter f(o);
+  EXPECT_FALSE(f.Matches(At("/r/dir/x.tmp")));
+  EXPECT_TRUE(f.Matches(At("/r/x.tmp.keep")));
+}
+
+TEST(EventFilter, GlobWithSlashMatchesTheWholePath) {
+  FilterOptions o;
+  o.include = {"/r/data/*"};
+  EventFilter f(o);
+  EXPECT_TRUE(f.Matches(At("/r/data/deep/file.h5")));
+  EXPECT_FALSE(f.Matches(At("/r/other/file.h5")));
+}
+
+TEST(EventFilter, ExcludeWinsOverInclude) {
+  FilterOptions o;
+  o.include = {"*.h5"};
+  o.exclude = {"/r/scratch/*"};
+  EventFilter f(o);
+  EXPECT_TRUE(f.Matches(At("/r/run/a.h5")));
+  EXPECT_FALSE(f.Matches(At("/r/scratch/a.h5")));
+  EXPECT_FALSE(f.Matches(At("/r/run/a.txt")));
+}
+
+TEST(EventFilter, IgnoresTheStoresOwnFiles) {
+  FilterOptions o;
+  o.ignore_paths = {"/r/events.db", "/r/events.db-wal"};
+  EventFilter f(o);
+  EXPECT_FALSE(f.Matches(At("/r/events.db-wal", kind::kModify)));
+  EXPECT_TRUE(f.Matches(At("/r/events.db.txt", kind::kModify)));
+}
+
+}  // namespace
+}  // namespace fathom
