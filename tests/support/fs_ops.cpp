@@ -1,6 +1,7 @@
 #include "support/fs_ops.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
