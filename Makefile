@@ -18,7 +18,7 @@ build: deps
 	@cmake --build $(BUILD)
 
 build-asan: deps
-	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFATHOM_SANITIZE=ON -DFATHOM_WERROR=$(WERROR) $(CMAKE_ARGS) >/dev/null
+	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFATHOM_SANITIZE=ON -DFATHOM_WERROR=$(WERROR) $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(ASAN_BUILD)
 
 run: build

@@ -1,0 +1,265 @@
+// Reading the fanotify queue and turning its records into Events.
+#include <spdlog/spdlog.h>
+#include <sys/fanotify.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+
+#include "fathom/config.h"
+#include "sources/fanotify/fanotify_source_impl.h"
+
+namespace fathom::fanotify_internal {
+namespace {
+
+// Longest chain of parent directories followed when building a path (guards against a
+// cycle in stale cache entries).
+constexpr int kMaxDepth = 4096;
+constexpr uint64_t kNamingKinds = FAN_DELETE | FAN_MOVED_FROM
+#if HAVE_FAN_RENAME
+                                  | FAN_RENAME
+#endif
+    ;
+
+std::string Join(const std::string& dir, const std::string& name) {
+  if (dir == "/") return dir + name;
+  return dir + "/" + name;
+}
+
+std::string_view Parent(std::string_view path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return {};
+  return slash == 0 ? std::string_view("/") : path.substr(0, slash);
+}
+
+bool IsUnder(const std::string& path, const std::string& root) {
+  if (root == "/") return path.size() > 1 && path[0] == '/';
+  return path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+         path[root.size()] == '/';
+}
+
+}  // namespace
+
+Status FanotifySource::Drain(std::vector<Event>& out) {
+  if (!fan_fd_.valid()) return Status::Error("fanotify source: Drain() before Start()");
+  const size_t start = out.size();
+  int budget = kMaxReadsPerDrain;
+  extra_reads_ = kMaxExtraReadsPerDrain;
+  while (ReadMore(budget)) {
+  }
+  // Executing a step may read more records (and plan more steps): index, not iterators.
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    const Step step = steps_[s];
+    Execute(step, out);
+  }
+  records_.clear();
+  steps_.clear();
+  namings_.clear();
+  events_ += out.size() - start;
+  if (!read_error_.ok()) return std::exchange(read_error_, Status::Ok());
+  return Status::Ok();
+}
+
+bool FanotifySource::ReadMore(int& budget) {
+  if (budget <= 0) return false;
+  ssize_t n;
+  do {
+    n = read(fan_fd_.get(), buf_.get(), kReadBufferBytes);
+  } while (n < 0 && errno == EINTR);
+  if (n <= 0) {
+    if (n < 0 && errno != EAGAIN) read_error_ = Status::FromErrno(errno, "fanotify source: read");
+    return false;
+  }
+  --budget;
+  read_ts_ = NowNs();
+  std::vector<RawRecord> parsed;
+  if (!ParseRecords(buf_.get(), static_cast<size_t>(n), own_pid_, parsed)) {
+    read_error_ = Status::Error("fanotify source: the kernel reports an unknown event format; "
+                                "use --backend inotify");
+  }
+  const size_t begin = records_.size();
+  for (auto& r : parsed) {
+    if ((r.mask & FAN_ONDIR) && (r.mask & kNamingKinds) && !r.object.empty() && !r.dir.empty()) {
+      namings_[r.object].push_back(records_.size());
+    }
+    records_.push_back(std::move(r));
+  }
+  PlanSteps(records_, begin, steps_);
+  return true;
+}
+
+void FanotifySource::Execute(const Step& step, std::vector<Event>& out) {
+  switch (step.type) {
+    case Step::Type::kOverflow:
+      HandleOverflow(out);
+      return;
+    case Step::Type::kRename: {
+      const RawRecord& r = records_[step.record];
+      HandleMove(r, r.new_dir, r.new_name, r, step.record, out);
+      return;
+    }
+    case Step::Type::kMovePair: {
+      const RawRecord& to = records_[step.record];
+      HandleMove(records_[step.from], to.dir, to.name, to, step.record, out);
+      return;
+    }
+    case Step::Type::kSingle:
+      ExecuteSingle(step, out);
+      return;
+  }
+}
+
+void FanotifySource::ExecuteSingle(const Step& step, std::vector<Event>& out) {
+  const RawRecord& r = records_[step.record];
+  const uint32_t isdir = (r.mask & FAN_ONDIR) ? kind::kIsDir : 0;
+  if (!r.dir.empty()) {
+    auto parent = ResolveDir(r.dir, step.record);
+    if (!parent) return CountUnresolved(r, step.kind);
+    std::string path = Join(*parent, r.name);
+    if (isdir && !r.object.empty()) {
+      if (step.kind & (FAN_CREATE | FAN_MOVED_TO)) cache_.Learn(r.object, r.dir, r.name);
+      if (step.kind & (FAN_DELETE | FAN_MOVED_FROM)) cache_.Forget(r.object, path);
+    }
+    int root = MatchRoot(path, false);
+    if (root >= 0) Emit(out, step.kind | isdir, 0, root, std::move(path));
+    return;
+  }
+  // An event on an object itself. inotify reports those of files only to a watch on the file,
+  // which fathom never places: only directories' own events are reported.
+  if (r.object.empty() || !isdir) return;
+  if (step.kind & (FAN_DELETE_SELF | FAN_MOVE_SELF)) {
+    for (size_t i = 0; i < roots_.size(); ++i) {
+      if (!roots_[i].active || roots_[i].key != r.object) continue;
+      Emit(out, step.kind | isdir, 0, static_cast<int>(i), roots_[i].path);
+      roots_[i].active = false;
+      spdlog::warn("fanotify: watched directory {} was {}; it is no longer watched", roots_[i].path,
+                   step.kind == FAN_MOVE_SELF ? "moved away" : "removed");
+    }
+    return;  // a subdirectory's removal or move is reported by its parent's record
+  }
+  auto path = ResolveDir(r.object, step.record);
+  if (!path) return CountUnresolved(r, step.kind);
+  int root = MatchRoot(*path, true);
+  if (root >= 0) Emit(out, step.kind | isdir, 0, root, std::move(*path));
+}
+
+void FanotifySource::HandleMove(const RawRecord& from, const HandleKey& to_dir,
+                                const std::string& to_name, const RawRecord& rec, size_t at,
+                                std::vector<Event>& out) {
+  const uint32_t isdir = (rec.mask & FAN_ONDIR) ? kind::kIsDir : 0;
+  auto from_parent = ResolveDir(from.dir, at);
+  auto to_parent = ResolveDir(to_dir, at);
+  std::string from_path = from_parent ? Join(*from_parent, from.name) : std::string();
+  std::string to_path = to_parent ? Join(*to_parent, to_name) : std::string();
+  if (!from_parent || !to_parent) CountUnresolved(rec, from_parent ? FAN_MOVED_TO : FAN_MOVED_FROM);
+  if (isdir && !rec.object.empty()) {
+    if (to_parent) {
+      cache_.Moved(rec.object, to_dir, to_name, from_path, to_path);
+    } else {
+      cache_.Forget(rec.object, from_path);
+    }
+  }
+  int from_root = from_parent ? MatchRoot(from_path, false) : -1;
+  int to_root = to_parent ? MatchRoot(to_path, false) : -1;
+  uint32_t cookie = (from_root >= 0 && to_root >= 0) ? NextCookie() : 0;
+  if (from_root >= 0) Emit(out, kind::kMovedFrom | isdir, cookie, from_root, std::move(from_path));
+  if (to_root >= 0) Emit(out, kind::kMovedTo | isdir, cookie, to_root, std::move(to_path));
+}
+
+void FanotifySource::HandleOverflow(std::vector<Event>& out) {
+  ++overflows_;
+  // Renames and removals were lost with the queue: learned locations may be wrong now.
+  cache_.Clear();
+  spdlog::warn("fanotify: the kernel event queue overflowed; events were lost");
+  for (size_t i = 0; i < roots_.size(); ++i) {
+    if (roots_[i].active) Emit(out, kind::kOverflow, 0, static_cast<int>(i), roots_[i].path);
+  }
+}
+
+std::optional<std::string> FanotifySource::ResolveDir(const HandleKey& key, size_t at) {
+  std::vector<std::string> names;  // innermost first
+  HandleKey cur = key;
+  std::string base;
+  for (int depth = 0;; ++depth) {
+    if (depth >= kMaxDepth) {
+      spdlog::debug("fanotify: directory chain longer than {} entries; dropped", kMaxDepth);
+      return std::nullopt;
+    }
+    if (const DirPathCache::Entry* e = cache_.Find(cur)) {
+      if (e->absolute) {
+        base = e->path;
+        break;
+      }
+      names.push_back(e->name);
+      cur = e->parent;
+      continue;
+    }
+    if (const RawRecord* naming = NamingRecord(cur, at)) {
+      cache_.Learn(cur, naming->dir, naming->name);
+      names.push_back(naming->name);
+      cur = naming->dir;
+      continue;
+    }
+    auto found = resolver_.PathOf(cur);
+    if (found.ok()) {
+      base = found.value();
+      cache_.StoreAbsolute(cur, std::move(found).value());
+      break;
+    }
+    // Gone already: the record that removes (and names) it is queued by now.
+    if (found.status().code().value() == ESTALE && ReadMore(extra_reads_)) continue;
+    spdlog::debug("{}", found.status().message());
+    return std::nullopt;
+  }
+  for (auto it = names.rbegin(); it != names.rend(); ++it) base = Join(base, *it);
+  return base;
+}
+
+const RawRecord* FanotifySource::NamingRecord(const HandleKey& key, size_t at) const {
+  auto it = namings_.find(key);
+  if (it == namings_.end()) return nullptr;
+  auto pos = std::lower_bound(it->second.begin(), it->second.end(), at);
+  return pos == it->second.end() ? nullptr : &records_[*pos];
+}
+
+int FanotifySource::MatchRoot(const std::string& path, bool self) const {
+  for (size_t i = 0; i < roots_.size(); ++i) {
+    const Root& root = roots_[i];
+    if (!root.active) continue;
+    if (path == root.path) {
+      if (self) return static_cast<int>(i);
+      continue;
+    }
+    if (options_.recursive ? IsUnder(path, root.path) : Parent(path) == root.path) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+void FanotifySource::Emit(std::vector<Event>& out, uint32_t mask, uint32_t cookie, int root,
+                          std::string path) {
+  if (!(mask & options_.kinds & kind::kAll)) return;
+  Event e;
+  e.ts_ns = read_ts_;
+  e.mask = mask;
+  e.cookie = cookie;
+  e.root = roots_[static_cast<size_t>(root)].path;
+  e.path = std::move(path);
+  e.source = "fanotify";
+  out.push_back(std::move(e));
+}
+
+void FanotifySource::CountUnresolved(const RawRecord& r, uint64_t kind) {
+  ++unresolved_;
+  spdlog::debug("fanotify: could not place event {:#x} on '{}' (pid {}); dropped", kind,
+                r.name.empty() ? std::string(".") : r.name, r.pid);
+}
+
+uint32_t FanotifySource::NextCookie() {
+  if (++last_cookie_ == 0) ++last_cookie_;
+  return last_cookie_;
+}
+
+}  // namespace fathom::fanotify_internal

@@ -1,0 +1,38 @@
+// fanotify_records.h — one read(2) of a FID-reporting fanotify group, parsed into records.
+//
+// Contract: ParseRecords() decodes fanotify_event_metadata and its info records
+// (FAN_EVENT_INFO_TYPE_FID / DFID / DFID_NAME and, for FAN_RENAME, OLD_/NEW_DFID_NAME) into
+// plain values. An event on a directory itself (a DFID_NAME record named ".", or a DFID record
+// without a FID record) is normalised to `object` = that directory with no `dir`/`name`.
+// Records caused by `skip_pid` (fathom's own process) are dropped. Pure functions on a buffer;
+// no kernel calls, no shared state.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sources/fanotify/handle_key.h"
+
+namespace fathom::fanotify_internal {
+
+struct RawRecord {
+  uint64_t mask = 0;  // FAN_* bits as read (possibly several merged by the kernel)
+  int32_t pid = 0;
+  HandleKey dir;       // the directory holding `name` (old parent for FAN_RENAME); may be empty
+  std::string name;    // entry name in `dir`; empty when the record is about `object` itself
+  HandleKey new_dir;   // FAN_RENAME: the new parent
+  std::string new_name;
+  HandleKey object;    // the object itself (FID record); empty when the kernel gave none
+
+  bool operator==(const RawRecord&) const = default;
+};
+
+// Appends the records in buf[0, size) to `out`. Returns false (and keeps what it parsed) when
+// the buffer holds a record of an unknown metadata version.
+bool ParseRecords(const void* buf, size_t size, pid_t skip_pid, std::vector<RawRecord>& out);
+
+}  // namespace fathom::fanotify_internal

@@ -1,0 +1,238 @@
+#include "sources/fanotify/fanotify_source.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spdlog/spdlog.h>
+#include <sys/eventfd.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <set>
+
+#include "fathom/config.h"
+#include "sources/fanotify/fanotify_source_impl.h"
+
+namespace fathom {
+namespace fanotify_internal {
+namespace {
+
+// FAN_UNLIMITED_QUEUE: a file-system mark queues every change on the whole file system, not
+// only under the roots, so unrelated activity would overflow the default 16384-event queue
+// and force OVERFLOW on the roots. The flag needs CAP_SYS_ADMIN, which FAN_MARK_FILESYSTEM
+// needs anyway; the queue's memory is charged to this process's memory cgroup.
+constexpr unsigned kInitBase = FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE;
+constexpr unsigned kEventFlags = O_RDONLY | O_LARGEFILE | O_CLOEXEC;
+
+// FAN_REPORT_TARGET_FID (Linux >= 5.17) adds the object's own handle to CREATE/DELETE/MOVE
+// records; it is what lets the directory cache learn from the stream. Without it (5.9-5.16)
+// directories are looked up by handle.
+int InitGroup(bool* target_fid) {
+#if HAVE_FAN_RENAME
+  int fd = fanotify_init(kInitBase | FAN_REPORT_DFID_NAME_TARGET, kEventFlags);
+  if (fd >= 0 || errno != EINVAL) {
+    *target_fid = fd >= 0;
+    return fd;
+  }
+#endif
+  *target_fid = false;
+  return fanotify_init(kInitBase | FAN_REPORT_DFID_NAME | FAN_REPORT_FID, kEventFlags);
+}
+
+Status InitError(int err) {
+  if (err == EPERM) return Status::Error("fanotify needs root (CAP_SYS_ADMIN); using inotify");
+  if (err == EINVAL) {
+    return Status::Error("kernel too old for FAN_REPORT_DFID_NAME (needs Linux >= 5.9)");
+  }
+  return Status::FromErrno(err, "fanotify_init");
+}
+
+// Structural kinds are always needed to keep paths right; the rest only when asked for.
+uint64_t KernelMask(uint32_t kinds, bool rename) {
+  uint64_t mask = FAN_CREATE | FAN_DELETE | FAN_DELETE_SELF | FAN_MOVE_SELF | FAN_ONDIR;
+#if HAVE_FAN_RENAME
+  mask |= rename ? FAN_RENAME : (FAN_MOVED_FROM | FAN_MOVED_TO);
+#else
+  (void)rename;
+  mask |= FAN_MOVED_FROM | FAN_MOVED_TO;
+#endif
+  if (kinds & kind::kModify) mask |= FAN_MODIFY;
+  if (kinds & kind::kAttrib) mask |= FAN_ATTRIB;
+  if (kinds & kind::kCloseWrite) mask |= FAN_CLOSE_WRITE;
+  if (kinds & kind::kCloseNowrite) mask |= FAN_CLOSE_NOWRITE;
+  if (kinds & kind::kOpen) mask |= FAN_OPEN;
+  if (kinds & kind::kAccess) mask |= FAN_ACCESS;
+  return mask;
+}
+
+Status MarkError(int err, const std::string& root) {
+  return Status::FromErrno(err, "file system at " + root +
+                                    " cannot be watched whole by fanotify (fanotify_mark)");
+}
+
+bool IsUnder(const std::string& path, const std::string& root) {
+  if (root == "/") return path != "/";
+  return path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+         path[root.size()] == '/';
+}
+
+// The distinct roots; with `recursive`, a root inside another root is already covered by it.
+std::vector<std::string> DistinctRoots(std::vector<std::string> roots, bool recursive) {
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  if (!recursive) return roots;
+  std::vector<std::string> out;
+  for (const auto& r : roots) {
+    bool covered = std::any_of(out.begin(), out.end(), [&](const std::string& o) { return IsUnder(r, o); });
+    if (!covered) out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<FanotifySettings> ParseSettings(const SourceOptions& options) {
+  FanotifySettings s;
+  for (const auto& [key, value] : options.settings) {
+    if (key == "fanotify.cache-size") {
+      size_t n = 0;
+      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (ec != std::errc() || end != value.data() + value.size() || n == 0) {
+        return Status::Error("fanotify.cache-size must be a positive number of directories, not '" +
+                             value + "'");
+      }
+      s.cache_size = n;
+    } else if (key == "fanotify.use-rename") {
+      if (value != "true" && value != "false") {
+        return Status::Error("fanotify.use-rename must be true or false, not '" + value + "'");
+      }
+      s.use_rename = value == "true";
+    }
+  }
+  return s;
+}
+
+Status Detect(const SourceOptions& options) {
+  if (options.roots.empty()) return Status::Error("fanotify: no directory to watch was given");
+  FATHOM_RETURN_IF_ERROR(ParseSettings(options).status());
+  bool target_fid = false;
+  int fd = InitGroup(&target_fid);
+  if (fd < 0) return InitError(errno);
+  UniqueFd group(fd);
+  for (const auto& root : options.roots) {
+    struct stat st;
+    if (stat(root.c_str(), &st) != 0) return Status::FromErrno(errno, "cannot watch " + root);
+    if (!S_ISDIR(st.st_mode)) return Status::Error("cannot watch " + root + ": not a directory");
+    FATHOM_RETURN_IF_ERROR(HandleOfPath(root).status());
+    // A file-system mark is O(1); trying it is the only sure test (btrfs subvolumes, file
+    // systems without an fsid and some network file systems refuse it).
+    if (fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CREATE | FAN_ONDIR, AT_FDCWD,
+                      root.c_str()) != 0) {
+      return MarkError(errno, root);
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<Source>> FanotifySource::Create(const SourceOptions& options) {
+  FATHOM_ASSIGN_OR_RETURN(FanotifySettings settings, ParseSettings(options));
+  if (options.roots.empty()) return Status::Error("fanotify: no directory to watch was given");
+  int wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake < 0) return Status::FromErrno(errno, "fanotify source: cannot create its wake-up eventfd");
+  auto roots = DistinctRoots(options.roots, options.recursive);
+  return std::unique_ptr<Source>(new FanotifySource(options, settings, std::move(roots), UniqueFd(wake)));
+}
+
+FanotifySource::FanotifySource(SourceOptions options, FanotifySettings settings,
+                               std::vector<std::string> roots, UniqueFd wake_fd)
+    : options_(std::move(options)),
+      settings_(settings),
+      cache_(settings.cache_size),
+      wake_fd_(std::move(wake_fd)),
+      buf_(std::make_unique<uint64_t[]>(kReadBufferBytes / sizeof(uint64_t))) {
+  for (auto& r : roots) roots_.push_back(Root{std::move(r), {}, true});
+}
+
+Status FanotifySource::Start() {
+  if (fan_fd_.valid()) return Status::Error("fanotify source: Start() called twice");
+  own_pid_ = getpid();
+  int fd = InitGroup(&report_target_fid_);
+  if (fd < 0) return InitError(errno);
+  fan_fd_ = UniqueFd(fd);
+  for (auto& root : roots_) {
+    FATHOM_ASSIGN_OR_RETURN(root.key, HandleOfPath(root.path));
+    cache_.Pin(root.key, root.path);
+  }
+  return AddMarks();
+}
+
+Status FanotifySource::AddMarks() {
+  std::set<dev_t> marked;
+  bool rename = settings_.use_rename && report_target_fid_;
+  for (const auto& root : roots_) {
+    struct stat st;
+    if (stat(root.path.c_str(), &st) != 0) return Status::FromErrno(errno, "cannot watch " + root.path);
+    if (!marked.insert(st.st_dev).second) continue;
+    uint64_t mask = KernelMask(options_.kinds, rename);
+    int rc = fanotify_mark(fan_fd_.get(), FAN_MARK_ADD | FAN_MARK_FILESYSTEM, mask, AT_FDCWD,
+                           root.path.c_str());
+    if (rc != 0 && errno == EINVAL && rename) {
+      // Headers newer than the kernel: FAN_RENAME needs Linux >= 5.17.
+      spdlog::debug("fanotify: FAN_RENAME refused; pairing MOVED_FROM/MOVED_TO instead");
+      rename = false;
+      mask = KernelMask(options_.kinds, rename);
+      rc = fanotify_mark(fan_fd_.get(), FAN_MARK_ADD | FAN_MARK_FILESYSTEM, mask, AT_FDCWD,
+                         root.path.c_str());
+    }
+    if (rc != 0) return MarkError(errno, root.path);
+    int mount_fd = open(root.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (mount_fd < 0) return Status::FromErrno(errno, "fanotify source: open " + root.path);
+    UniqueFd owned(mount_fd);
+    FATHOM_ASSIGN_OR_RETURN(std::string fsid, FsidOf(mount_fd, root.path));
+    resolver_.AddFileSystem(fsid, std::move(owned));
+  }
+  watches_ = marked.size();
+  return Status::Ok();
+}
+
+Status FanotifySource::Wait(std::chrono::milliseconds timeout) {
+  if (stopped_) return Status::Ok();
+  if (!fan_fd_.valid()) return Status::Error("fanotify source: Wait() before Start()");
+  pollfd fds[2] = {{fan_fd_.get(), POLLIN, 0}, {wake_fd_.get(), POLLIN, 0}};
+  int n = poll(fds, 2, static_cast<int>(timeout.count()));
+  if (n < 0 && errno != EINTR) return Status::FromErrno(errno, "fanotify source: poll");
+  return Status::Ok();
+}
+
+void FanotifySource::Stop() {
+  stopped_ = true;
+  uint64_t one = 1;
+  // The eventfd counter cannot overflow from these writes; a failed write leaves stopped_ set,
+  // which the next Wait() sees.
+  [[maybe_unused]] ssize_t n = write(wake_fd_.get(), &one, sizeof one);
+}
+
+SourceStats FanotifySource::Stats() const {
+  SourceStats s;
+  s.events = events_;
+  s.overflows = overflows_;
+  s.watches = watches_;
+  s.unresolved = unresolved_;
+  return s;
+}
+
+}  // namespace fanotify_internal
+
+SourceInfo FanotifySourceInfo() {
+  SourceInfo info;
+  info.name = "fanotify";
+  info.priority = 20;
+  info.detect = fanotify_internal::Detect;
+  info.create = fanotify_internal::FanotifySource::Create;
+  return info;
+}
+
+}  // namespace fathom

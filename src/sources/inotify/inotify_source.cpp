@@ -1,0 +1,144 @@
+#include "sources/inotify/inotify_source.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "sources/inotify/inotify_source_impl.h"
+#include "sources/inotify/watch_limits.h"
+
+namespace fathom {
+namespace inotify_internal {
+namespace {
+
+// Structural events are always needed to keep the directory tree right; the rest only when
+// the consumer asked for them (fathom's own directory scans would otherwise feed back reads).
+uint32_t KernelMask(uint32_t kinds) {
+  uint32_t mask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |
+                  IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK;
+  if (kinds & kind::kModify) mask |= IN_MODIFY;
+  if (kinds & kind::kAttrib) mask |= IN_ATTRIB;
+  if (kinds & kind::kCloseWrite) mask |= IN_CLOSE_WRITE;
+  if (kinds & kind::kCloseNowrite) mask |= IN_CLOSE_NOWRITE;
+  if (kinds & kind::kOpen) mask |= IN_OPEN;
+  if (kinds & kind::kAccess) mask |= IN_ACCESS;
+  return mask;
+}
+
+bool IsUnder(const std::string& path, const std::string& root) {
+  if (root == "/") return true;
+  return path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+         path[root.size()] == '/';
+}
+
+// The distinct roots; with `recursive`, a root inside another root is already covered by it.
+std::vector<std::string> DistinctRoots(std::vector<std::string> roots, bool recursive) {
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  if (!recursive) return roots;
+  std::vector<std::string> out;
+  for (const auto& r : roots) {
+    bool covered = std::any_of(out.begin(), out.end(), [&](const std::string& o) { return IsUnder(r, o); });
+    if (!covered) out.push_back(r);
+  }
+  return out;
+}
+
+Status Detect(const SourceOptions& options) {
+  if (options.roots.empty()) return Status::Error("inotify: no directory to watch was given");
+  int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (fd < 0) return InstanceError(errno);
+  close(fd);
+  for (const auto& root : options.roots) {
+    struct stat st;
+    if (stat(root.c_str(), &st) != 0) return Status::FromErrno(errno, "cannot watch " + root);
+    if (!S_ISDIR(st.st_mode)) {
+      return Status::Error("cannot watch " + root + ": not a directory (inotify watches directories)");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Source>> InotifySource::Create(const SourceOptions& options) {
+  int wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake < 0) return Status::FromErrno(errno, "inotify source: cannot create its wake-up eventfd");
+  auto roots = DistinctRoots(options.roots, options.recursive);
+  return std::unique_ptr<Source>(new InotifySource(options, std::move(roots), UniqueFd(wake)));
+}
+
+InotifySource::InotifySource(SourceOptions options, std::vector<std::string> roots, UniqueFd wake_fd)
+    : options_(std::move(options)),
+      tree_(std::move(roots)),
+      kernel_mask_(KernelMask(options_.kinds)),
+      scan_mask_((kernel_mask_ & ~(IN_OPEN | IN_ACCESS | IN_CLOSE_NOWRITE)) | IN_MASK_ADD),
+      wake_fd_(std::move(wake_fd)),
+      buf_(std::make_unique<uint64_t[]>(kReadBufferBytes / sizeof(uint64_t))) {}
+
+Status InotifySource::Start() {
+  if (inotify_fd_.valid()) return Status::Error("inotify source: Start() called twice");
+  int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (fd < 0) return InstanceError(errno);
+  inotify_fd_ = UniqueFd(fd);
+  std::vector<Event> none;
+  std::vector<DirNode*> todo;
+  for (size_t i = 0; i < tree_.roots().size(); ++i) {
+    const std::string& root = tree_.roots()[i];
+    int wd = inotify_add_watch(fd, root.c_str(), scan_mask_);
+    if (wd < 0) return WatchError(errno, root);
+    if (tree_.Find(wd) != nullptr) continue;  // the same directory under another name
+    todo.push_back(tree_.AddRoot(wd, static_cast<int>(i)));
+    while (!todo.empty()) {
+      DirNode* node = todo.back();
+      todo.pop_back();
+      FATHOM_RETURN_IF_ERROR(ListInto(node, ScanMode::kSilent, none, todo));
+    }
+  }
+  UpdateWatchCount();
+  return Status::Ok();
+}
+
+Status InotifySource::Wait(std::chrono::milliseconds timeout) {
+  if (stopped_ || pos_ < end_) return Status::Ok();
+  if (!inotify_fd_.valid()) return Status::Error("inotify source: Wait() before Start()");
+  pollfd fds[2] = {{inotify_fd_.get(), POLLIN, 0}, {wake_fd_.get(), POLLIN, 0}};
+  int n = poll(fds, 2, static_cast<int>(timeout.count()));
+  if (n < 0 && errno != EINTR) return Status::FromErrno(errno, "inotify source: poll");
+  return Status::Ok();
+}
+
+void InotifySource::Stop() {
+  stopped_ = true;
+  uint64_t one = 1;
+  // The eventfd counter cannot overflow from these writes; a failed write leaves stopped_ set,
+  // which the next Wait() sees.
+  [[maybe_unused]] ssize_t n = write(wake_fd_.get(), &one, sizeof one);
+}
+
+SourceStats InotifySource::Stats() const {
+  SourceStats s;
+  s.events = events_;
+  s.overflows = overflows_;
+  s.rescans = rescans_;
+  s.watches = watches_;
+  s.unresolved = unresolved_;
+  return s;
+}
+
+}  // namespace inotify_internal
+
+SourceInfo InotifySourceInfo() {
+  SourceInfo info;
+  info.name = "inotify";
+  info.priority = 10;
+  info.detect = inotify_internal::Detect;
+  info.create = inotify_internal::InotifySource::Create;
+  return info;
+}
+
+}  // namespace fathom

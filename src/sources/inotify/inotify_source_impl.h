@@ -1,0 +1,132 @@
+// inotify_source_impl.h — the inotify Source: watches, event resolution, scans, rescans.
+//
+// Contract (see fathom/source.h for the interface):
+// - Watches the roots' entries, or with `recursive` every directory below them (one inotify
+//   watch per directory). Events carry the root they fall under, an absolute path, "inotify"
+//   as source and the time the batch was read.
+// - The kernel mask always includes the structural events (CREATE, DELETE, MOVED_*, *_SELF)
+//   the directory tree needs; reads (OPEN, ACCESS, CLOSE_NOWRITE) and changes (MODIFY,
+//   ATTRIB, CLOSE_WRITE) are requested only when SourceOptions::kinds asks for them. Events
+//   whose kinds were not asked for are not handed out.
+// - A newly created directory is watched and then scanned: everything already inside is
+//   reported as CREATE, and a later IN_CREATE for a name the scan reported is dropped, so each
+//   creation is reported exactly once.
+// - Renames: the kernel's MOVED_FROM/MOVED_TO halves are paired by cookie and handed out
+//   adjacent, MOVED_FROM first, under a fresh fathom cookie. A MOVED_FROM without its
+//   MOVED_TO left the watched tree: a directory moved out loses its watches. A directory moved
+//   in from outside is reported by its MOVED_TO alone (as inotify does: its contents are not
+//   reported as CREATEs) and gets watches, so later changes inside it are reported. A
+//   directory moved within the tree keeps its watches; its node is re-parented.
+// - DELETE_SELF/MOVE_SELF are reported for roots only (a moved root is no longer watched:
+//   its path no longer names it); for subdirectories the parent's DELETE/MOVED_FROM says it.
+// - IN_Q_OVERFLOW becomes one OVERFLOW per root followed by a reconciling rescan that reports
+//   CREATE/DELETE for every difference between the known and the real tree.
+//
+// Threads: Start/Wait/Drain from one thread; Stop and Stats from any thread.
+#pragma once
+
+#include <sys/inotify.h>
+
+#include <atomic>
+#include <memory>
+#include <unordered_set>
+#include <vector>
+
+#include "fathom/source.h"
+#include "sources/inotify/unique_fd.h"
+#include "sources/inotify/watch_tree.h"
+
+namespace fathom::inotify_internal {
+
+class InotifySource final : public Source {
+ public:
+  static Result<std::unique_ptr<Source>> Create(const SourceOptions& options);
+
+  // Size of one read(2) of the inotify queue.
+  static constexpr size_t kReadBufferBytes = 256 * 1024;
+
+  std::string_view name() const override { return "inotify"; }
+  Status Start() override;
+  Status Wait(std::chrono::milliseconds timeout) override;
+  Status Drain(std::vector<Event>& out) override;
+  void Stop() override;
+  SourceStats Stats() const override;
+
+ private:
+  // A watch placed on a directory: the node (nullptr when the directory vanished or the watch
+  // failed) and whether it is new (false: the directory was already watched).
+  struct Placed {
+    DirNode* node = nullptr;
+    bool is_new = false;
+  };
+  enum class ScanMode { kReport, kSilent };
+
+  InotifySource(SourceOptions options, std::vector<std::string> roots, UniqueFd wake_fd);
+
+  // --- reading (inotify_reader.cpp)
+  bool Fill();  // one read(2) into the buffer; false when nothing is queued
+  void ProcessBuffered(std::vector<Event>& out, size_t limit);
+  void HandleMovedFrom(inotify_event* from, std::vector<Event>& out);
+  inotify_event* FindMovedTo(uint32_t cookie);
+  void Dispatch(const inotify_event* ev, std::vector<Event>& out);
+  void HandleSelfEvent(DirNode* dir, uint32_t mask, std::vector<Event>& out);
+  void HandleMove(const inotify_event* from, const inotify_event* to, std::vector<Event>& out);
+  void Emit(std::vector<Event>& out, uint32_t mask, uint32_t cookie, DirNode* dir,
+            std::string_view name);
+  uint32_t NextCookie();
+
+  // --- watches and scans (inotify_watches.cpp)
+  Result<Placed> AddWatch(DirNode* parent, std::string_view name);
+  // Watches `parent/name` and every directory below it; records entries, and in kReport mode
+  // reports each as CREATE (marked scan_pending). Returns the first watch error.
+  Status WatchSubtree(DirNode* parent, std::string_view name, ScanMode mode,
+                      std::vector<Event>& out);
+  // Lists `node`'s directory into its entries; new subdirectories are watched and pushed on
+  // `todo` (recursive mode). Returns the first watch error; keeps going after one.
+  Status ListInto(DirNode* node, ScanMode mode, std::vector<Event>& out,
+                  std::vector<DirNode*>& todo);
+  // rm_watch for the node and everything below, then forget them.
+  void ReleaseSubtree(DirNode* node);
+  // Widens the node's watch to kernel_mask_ (reads) after its listing; no-op without reads.
+  void EnableReads(DirNode* node, const std::string& path);
+  // The node's own watch is already gone (IN_IGNORED): forget it, release what is below.
+  void ForgetNode(DirNode* node);
+  void ReportRunningWatchError(const Status& status);
+  void HandleOverflow(std::vector<Event>& out);
+  void Reconcile(DirNode* node, std::vector<Event>& out, std::vector<int>& todo);
+  // Reports DELETE for everything known below `node`, deepest first, and forgets it.
+  void EmitSubtreeDeletes(DirNode* node, std::vector<Event>& out);
+  void UpdateWatchCount() { watches_ = tree_.size(); }
+
+  SourceOptions options_;
+  WatchTree tree_;
+  // Watches are placed with scan_mask_ (kernel_mask_ without reads) and widened to
+  // kernel_mask_ once the directory has been listed, so that this source's own listings do not
+  // come back as OPEN/ACCESS/CLOSE_NOWRITE events.
+  uint32_t kernel_mask_ = 0;
+  uint32_t scan_mask_ = 0;
+  UniqueFd inotify_fd_;
+  UniqueFd wake_fd_;
+  std::atomic<bool> stopped_{false};
+
+  // Read buffer: records in [pos_, end_) are read but not processed yet.
+  std::unique_ptr<uint64_t[]> buf_;
+  size_t pos_ = 0;
+  size_t end_ = 0;
+  std::vector<uint64_t> moved_from_copy_;  // a MOVED_FROM kept across a refill of buf_
+  int64_t read_ts_ = 0;
+
+  // Descriptors removed with inotify_rm_watch whose IN_IGNORED has not arrived yet: their
+  // remaining queued events are stale, not unresolved.
+  std::unordered_set<int> released_wds_;
+  uint32_t last_cookie_ = 0;
+  uint64_t watch_failures_ = 0;
+
+  std::atomic<uint64_t> events_{0};
+  std::atomic<uint64_t> overflows_{0};
+  std::atomic<uint64_t> rescans_{0};
+  std::atomic<uint64_t> watches_{0};
+  std::atomic<uint64_t> unresolved_{0};
+};
+
+}  // namespace fathom::inotify_internal

@@ -1,0 +1,150 @@
+#include "store/sqlite_handle.h"
+
+#include <cerrno>
+#include <cstring>
+
+namespace fathom::store {
+namespace {
+
+// Why the operation failed and what to do about it, for the primary result code.
+std::string Cause(int rc, int sys_errno) {
+  switch (rc & 0xff) {
+    case SQLITE_FULL:
+      return "disk full: no space left on the file system holding the store; free space there, "
+             "or bound the store with --max-events/--max-age";
+    case SQLITE_IOERR:
+      if (sys_errno == ENOSPC || sys_errno == EDQUOT) {
+        return "disk full: no space left on the file system holding the store (" +
+               std::string(std::strerror(sys_errno)) +
+               "); free space there, or bound the store with --max-events/--max-age";
+      }
+      return "I/O error" + (sys_errno != 0 ? ": " + std::string(std::strerror(sys_errno)) : "") +
+             "; check the device and file system holding the store";
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return "the store stayed locked by another connection past the busy timeout; is a second "
+             "`fathom watch --store` writing to the same file?";
+    case SQLITE_CORRUPT:
+      return "the file is corrupt; move it aside (fathom watch --store then starts a new store)";
+    case SQLITE_NOTADB:
+      return "not a fathom event store (not a SQLite database)";
+    case SQLITE_READONLY:
+      return "the store cannot be written (read-only file, directory or file system); check "
+             "permissions";
+    case SQLITE_PERM:
+    case SQLITE_AUTH:
+      return "permission denied";
+    case SQLITE_CANTOPEN:
+      return "cannot open the file" +
+             (sys_errno != 0 ? ": " + std::string(std::strerror(sys_errno)) : "") +
+             "; check that its directory exists and is accessible (readers also need to create "
+             "the -shm file beside it)";
+    case SQLITE_NOMEM:
+      return "out of memory";
+    default:
+      return sqlite3_errstr(rc);
+  }
+}
+
+}  // namespace
+
+Status SqliteError(const std::string& path, sqlite3* db, int rc, std::string_view what) {
+  int sys_errno = db != nullptr ? sqlite3_system_errno(db) : 0;
+  if ((rc & 0xff) == SQLITE_FULL && sys_errno == 0) sys_errno = ENOSPC;
+  std::string message = "event store " + path + ": " + std::string(what) + ": " + Cause(rc, sys_errno);
+  const char* detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  message += " (sqlite: ";
+  message += detail;
+  message += ")";
+  std::error_code code;
+  if (sys_errno != 0) code = std::error_code(sys_errno, std::generic_category());
+  return Status::Error(std::move(message), code);
+}
+
+Statement& Statement::operator=(Statement&& other) noexcept {
+  if (this != &other) {
+    sqlite3_finalize(stmt_);
+    stmt_ = other.stmt_;
+    other.stmt_ = nullptr;
+  }
+  return *this;
+}
+
+std::string Statement::ColumnText(int column) const {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
+  if (text == nullptr) return {};
+  return std::string(text, static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
+}
+
+void Statement::ColumnText(int column, std::string& out) const {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
+  if (text == nullptr) {
+    out.clear();
+  } else {
+    out.assign(text, static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
+  }
+}
+
+Result<Connection> Connection::Open(const std::string& path, int flags, int busy_timeout_ms) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  Connection conn(path, db);  // owns db even when opening failed
+  if (rc != SQLITE_OK) return conn.Error(rc, "opening failed");
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, busy_timeout_ms);
+  return conn;
+}
+
+Connection& Connection::operator=(Connection&& other) noexcept {
+  if (this != &other) {
+    sqlite3_close_v2(db_);
+    path_ = std::move(other.path_);
+    db_ = other.db_;
+    other.db_ = nullptr;
+  }
+  return *this;
+}
+
+Result<Statement> Connection::Prepare(std::string_view sql, std::string_view what) const {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                              SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) return Error(rc, what);
+  return Statement(stmt);
+}
+
+Status Connection::Exec(const char* sql, std::string_view what) const {
+  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) return Error(rc, what);
+  return Status::Ok();
+}
+
+Result<int64_t> Connection::QueryInt(const char* sql, std::string_view what, int64_t fallback) const {
+  sqlite3_stmt* raw = nullptr;
+  int rc = sqlite3_prepare_v2(db_, sql, -1, &raw, nullptr);
+  if (rc != SQLITE_OK) return Error(rc, what);
+  Statement stmt(raw);
+  rc = sqlite3_step(raw);
+  if (rc == SQLITE_ROW) return stmt.ColumnIsNull(0) ? fallback : stmt.ColumnInt(0);
+  if (rc == SQLITE_DONE) return fallback;
+  return Error(rc, what);
+}
+
+Status Connection::StepDone(Statement& stmt, std::string_view what) const {
+  int rc = sqlite3_step(stmt.get());
+  if (rc != SQLITE_DONE) {
+    Status error = Error(rc, what);
+    stmt.Reset();
+    return error;
+  }
+  stmt.Reset();
+  return Status::Ok();
+}
+
+void Connection::RollbackIfOpen() const {
+  if (db_ != nullptr && sqlite3_get_autocommit(db_) == 0) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+}
+
+}  // namespace fathom::store

@@ -1,0 +1,81 @@
+// IN_Q_OVERFLOW on real kernel events: OVERFLOW is reported and the rescan brings a replaying
+// consumer's view back to the real tree.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "sources/inotify_test_util.h"
+#include "support/fs_ops.h"
+#include "support/temp_dir.h"
+
+namespace fathom::testing {
+namespace {
+
+std::set<std::string> RealTree(const std::string& root) {
+  std::set<std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    out.insert(RelativePath(root, e.path().string()));
+  }
+  return out;
+}
+
+size_t MaxQueuedEvents() {
+  std::ifstream in("/proc/sys/fs/inotify/max_queued_events");
+  size_t v = 0;
+  in >> v;
+  return v;
+}
+
+TEST(InotifyOverflow, OverflowIsReportedAndTheRescanConvergesToTheRealTree) {
+  const size_t max_queued = MaxQueuedEvents();
+  ASSERT_GT(max_queued, 0u);
+  TempDir dir;
+  constexpr int kDirs = 20;
+  for (int d = 0; d < kDirs; ++d) {
+    const std::string base = dir / ("d" + std::to_string(d));
+    MakeDirs(base + "/sub/deeper");
+    for (int i = 0; i < 5; ++i) WriteFile(base + "/sub/s" + std::to_string(i), "x");
+    WriteFile(base + "/sub/deeper/z", "x");
+  }
+  const std::set<std::string> initial = RealTree(dir.path());
+  Watcher w({dir.path()});
+  ASSERT_TRUE(w.Start().ok());
+
+  // Not draining: CREATE+MODIFY+CLOSE_WRITE per file, well past the queue's capacity.
+  const size_t files_per_dir = max_queued / kDirs + 100;
+  for (int d = 0; d < kDirs; ++d) {
+    const std::string base = dir / ("d" + std::to_string(d));
+    for (size_t i = 0; i < files_per_dir; ++i) WriteFile(base + "/f" + std::to_string(i), "data");
+    for (size_t i = 0; i < files_per_dir; i += 2) std::filesystem::remove(base + "/f" + std::to_string(i));
+    MakeDirs(base + "/new/inner");
+    WriteFile(base + "/new/inner/n", "");
+    std::filesystem::remove_all(base + "/sub");
+    Rename(base + "/f1", base + "/renamed");
+  }
+  Rename(dir / "d0/new", dir / "d1/moved");
+  Rename(dir / "d2", dir / "d3/d2");
+
+  auto events = w.CollectQuiet(500ms);
+  const SourceStats stats = w.source().Stats();
+  EXPECT_GE(stats.overflows, 1u);
+  EXPECT_GE(stats.rescans, 1u);
+  EXPECT_TRUE(std::any_of(events.begin(), events.end(), [&](const Event& e) {
+    return e.mask == kind::kOverflow && e.path == dir.path() && e.root == dir.path();
+  }));
+  EXPECT_EQ(Replay(initial, events), RealTree(dir.path()));
+
+  // The rescan's watches work: changes inside directories it discovered are reported.
+  WriteFile(dir / "d5/new/inner/late", "");
+  MakeDirs(dir / "d3/d2/new/inner/later");
+  auto after = w.CollectQuiet();
+  EXPECT_EQ(Lines(after), (std::vector<std::string>{dir.path() + " CREATE /d5/new/inner/late",
+                                                    dir.path() + " CLOSE_WRITE /d5/new/inner/late",
+                                                    dir.path() + " CREATE,ISDIR /d3/d2/new/inner/later"}));
+  events.insert(events.end(), after.begin(), after.end());
+  EXPECT_EQ(Replay(initial, events), RealTree(dir.path()));
+  EXPECT_EQ(w.source().Stats().unresolved, 0u);
+}
+
+}  // namespace
+}  // namespace fathom::testing

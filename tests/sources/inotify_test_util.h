@@ -1,0 +1,160 @@
+// inotify_test_util.h — drive an inotify Source directly in tests.
+//
+// Watcher creates the source through InotifySourceInfo(), starts it, and drains it either on
+// the calling thread (Collect*) or on a background thread (StartBackground/Snapshot), always
+// with deadlines. One Watcher per test; Snapshot() may be called while the background thread
+// runs.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fathom/event.h"
+#include "fathom/source.h"
+#include "sources/inotify/inotify_source.h"
+
+namespace fathom::testing {
+
+using namespace std::chrono_literals;
+
+// "ROOT KINDS /relative", as Table II and `fathom watch --format inotify` print it.
+inline std::string Line(const Event& e) {
+  return e.root + " " + KindNames(e.mask) + " " + RelativePath(e.root, e.path);
+}
+
+inline std::vector<std::string> Lines(const std::vector<Event>& events) {
+  std::vector<std::string> out;
+  for (const auto& e : events) out.push_back(Line(e));
+  return out;
+}
+
+class Watcher {
+ public:
+  explicit Watcher(std::vector<std::string> roots, bool recursive = true,
+                   uint32_t kinds = kind::kDefault) {
+    options_.roots = std::move(roots);
+    options_.recursive = recursive;
+    options_.kinds = kinds;
+  }
+  ~Watcher() { StopBackground(); }
+
+  // Creates and starts the source; the Status of whichever step failed.
+  Status Start() {
+    auto created = InotifySourceInfo().create(options_);
+    if (!created.ok()) return created.status();
+    source_ = std::move(created).value();
+    return source_->Start();
+  }
+  Source& source() { return *source_; }
+
+  // Drains until `done(events so far)` holds or `timeout` passes; returns every event.
+  std::vector<Event> CollectUntil(const std::function<bool(const std::vector<Event>&)>& done,
+                                  std::chrono::milliseconds timeout = 10s) {
+    std::vector<Event> out;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!done(out) && std::chrono::steady_clock::now() < deadline) {
+      EXPECT_TRUE(source_->Wait(20ms).ok());
+      EXPECT_TRUE(source_->Drain(out).ok());
+    }
+    return out;
+  }
+  std::vector<Event> Collect(size_t n, std::chrono::milliseconds timeout = 10s) {
+    return CollectUntil([n](const std::vector<Event>& e) { return e.size() >= n; }, timeout);
+  }
+  // Everything that arrives until nothing has come for `quiet`.
+  std::vector<Event> CollectQuiet(std::chrono::milliseconds quiet = 300ms) {
+    std::vector<Event> out;
+    auto last = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - last < quiet) {
+      EXPECT_TRUE(source_->Wait(20ms).ok());
+      const size_t before = out.size();
+      EXPECT_TRUE(source_->Drain(out).ok());
+      if (out.size() != before) last = std::chrono::steady_clock::now();
+    }
+    return out;
+  }
+
+  // Drains on a background thread into an internal list (see Snapshot()).
+  void StartBackground() {
+    running_ = true;
+    thread_ = std::thread([this] {
+      std::vector<Event> batch;
+      while (running_) {
+        if (!source_->Wait(50ms).ok()) break;
+        batch.clear();
+        if (!source_->Drain(batch).ok()) break;
+        std::lock_guard lock(mu_);
+        background_.insert(background_.end(), batch.begin(), batch.end());
+      }
+    });
+  }
+  void StopBackground() {
+    if (!thread_.joinable()) return;
+    running_ = false;
+    source_->Stop();
+    thread_.join();
+  }
+  std::vector<Event> Snapshot() {
+    std::lock_guard lock(mu_);
+    return background_;
+  }
+  // Waits until `done(Snapshot())` holds or `timeout` passes; returns the last snapshot.
+  std::vector<Event> WaitBackground(const std::function<bool(const std::vector<Event>&)>& done,
+                                    std::chrono::milliseconds timeout = 20s) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      auto snap = Snapshot();
+      if (done(snap) || std::chrono::steady_clock::now() >= deadline) return snap;
+      std::this_thread::sleep_for(5ms);
+    }
+  }
+
+ private:
+  SourceOptions options_;
+  std::unique_ptr<Source> source_;
+  std::thread thread_;
+  std::atomic<bool> running_{false};
+  std::mutex mu_;
+  std::vector<Event> background_;
+};
+
+// The paths (relative to `root`) a consumer believes exist after replaying `events` from an
+// initial `known` set: CREATE/MOVED_TO add, DELETE removes, MOVED_FROM removes the path and
+// everything below it, and a MOVED_FROM/MOVED_TO pair of a directory carries its descendants.
+inline std::set<std::string> Replay(std::set<std::string> known, const std::vector<Event>& events) {
+  auto below = [&](const std::string& dir) {
+    std::vector<std::string> out;
+    for (auto it = known.lower_bound(dir + "/"); it != known.end() && it->rfind(dir + "/", 0) == 0; ++it) {
+      out.push_back(*it);
+    }
+    return out;
+  };
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event& e = events[i];
+    const std::string rel = RelativePath(e.root, e.path);
+    if (e.mask & (kind::kCreate)) known.insert(rel);
+    if (e.mask & kind::kDelete) known.erase(rel);
+    if (e.mask & kind::kMovedFrom) {
+      const bool paired = i + 1 < events.size() && (events[i + 1].mask & kind::kMovedTo) &&
+                          events[i + 1].cookie == e.cookie;
+      const std::string to = paired ? RelativePath(events[i + 1].root, events[i + 1].path) : "";
+      for (const auto& p : below(rel)) {
+        known.erase(p);
+        if (paired) known.insert(to + p.substr(rel.size()));
+      }
+      known.erase(rel);
+    }
+    if (e.mask & kind::kMovedTo) known.insert(rel);
+  }
+  return known;
+}
+
+}  // namespace fathom::testing

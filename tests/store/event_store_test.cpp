@@ -1,0 +1,374 @@
+// EventStore on real SQLite files: ids, retention, replay and the errors of opening.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fathom/store.h"
+#include "store/store_test_util.h"
+#include "support/temp_dir.h"
+
+namespace fathom {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::IdRange;
+using testing::Ids;
+using testing::MakeBatch;
+using testing::MakeEvent;
+using testing::Query;
+using testing::ReaderOptions;
+using testing::ReplayAll;
+using testing::WriterOptions;
+
+std::unique_ptr<EventStore> OpenOrDie(const StoreOptions& options) {
+  auto store = EventStore::Open(options);
+  EXPECT_TRUE(store.ok()) << store.status().message();
+  return store.ok() ? std::move(store.value()) : nullptr;
+}
+
+uint64_t LastIdOf(EventStore& store) {
+  auto last = store.LastId();
+  EXPECT_TRUE(last.ok()) << last.status().message();
+  return last.ok() ? last.value() : 0;
+}
+
+uint64_t FirstIdOf(EventStore& store) {
+  auto first = store.FirstId();
+  EXPECT_TRUE(first.ok()) << first.status().message();
+  return first.ok() ? first.value() : 0;
+}
+
+void AppendOrDie(EventStore& store, std::vector<Event>& batch) {
+  Status s = store.Append(batch);
+  ASSERT_TRUE(s.ok()) << s.message();
+}
+
+TEST(EventStore, NewStoreIsEmpty) {
+  testing::TempDir dir;
+  auto store = OpenOrDie(WriterOptions(dir / "events.db"));
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(LastIdOf(*store), 0u);
+  EXPECT_EQ(FirstIdOf(*store), 0u);
+  EXPECT_TRUE(ReplayAll(*store).empty());
+}
+
+TEST(EventStore, IdsIncreaseStrictlyAcrossBatches) {
+  testing::TempDir dir;
+  auto store = OpenOrDie(WriterOptions(dir / "events.db"));
+  ASSERT_NE(store, nullptr);
+  uint64_t next = 1;
+  for (size_t n : {1, 100, 1000, 33}) {
+    auto batch = MakeBatch(n, next);
+    AppendOrDie(*store, batch);
+    EXPECT_EQ(Ids(batch), IdRange(next, next + n - 1)) << "ids written into the batch";
+    next += n;
+  }
+  EXPECT_EQ(LastIdOf(*store), next - 1);
+  EXPECT_EQ(FirstIdOf(*store), 1u);
+  EXPECT_EQ(Ids(ReplayAll(*store)), IdRange(1, next - 1));
+}
+
+TEST(EventStore, EmptyBatchAssignsNothing) {
+  testing::TempDir dir;
+  auto store = OpenOrDie(WriterOptions(dir / "events.db"));
+  ASSERT_NE(store, nullptr);
+  std::vector<Event> none;
+  AppendOrDie(*store, none);
+  EXPECT_EQ(LastIdOf(*store), 0u);
+}
+
+TEST(EventStore, EveryFieldRoundTrips) {
+  testing::TempDir dir;
+  auto store = OpenOrDie(WriterOptions(dir / "events.db"));
+  ASSERT_NE(store, nullptr);
+  Event e;
+  e.ts_ns = 1'732'200'000'123'456'789;
+  e.mask = kind::kMovedTo | kind::kIsDir;
+  e.cookie = 0xfffffff0u;
+  e.root = "/srv/data";
+  e.path = "/srv/data/répertoire/with space/\xff\xfe-not-utf8";
+  e.source = "fanotify";
+  e.attrs = R"({"fid":"0x1:0x2","size":42})";
+  std::vector<Event> batch{e};
+  AppendOrDie(*store, batch);
+  e.id = 1;
+  auto back = ReplayAll(*store);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0], e);
+}
+
+TEST(EventStore, IdsContinueAfterReopen) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  {
+    auto store = OpenOrDie(WriterOptions(db));
+    ASSERT_NE(store, nullptr);
+    auto batch = MakeBatch(250);
+    AppendOrDie(*store, batch);
+  }
+  auto store = OpenOrDie(WriterOptions(db));
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(LastIdOf(*store), 250u);
+  auto batch = MakeBatch(10, 250);
+  AppendOrDie(*store, batch);
+  EXPECT_EQ(Ids(batch), IdRange(251, 260));
+}
+
+TEST(EventStore, IdsContinueAfterRetentionRemovedEveryEvent) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  StoreOptions options = WriterOptions(db);
+  options.max_age = 60s;
+  {
+    auto store = OpenOrDie(options);
+    ASSERT_NE(store, nullptr);
+    auto old = MakeBatch(500, 0, "old", NowNs() - int64_t{3600} * 1'000'000'000);
+    AppendOrDie(*store, old);
+    ASSERT_TRUE(store->Prune().ok());
+    EXPECT_EQ(FirstIdOf(*store), 0u) << "every event was older than max_age";
+    EXPECT_EQ(LastIdOf(*store), 500u) << "the high-water mark survives";
+    EXPECT_TRUE(ReplayAll(*store).empty());
+  }
+  auto store = OpenOrDie(WriterOptions(db));
+  ASSERT_NE(store, nullptr);
+  auto batch = MakeBatch(3);
+  AppendOrDie(*store, batch);
+  EXPECT_EQ(Ids(batch), IdRange(501, 503));
+  EXPECT_EQ(FirstIdOf(*store), 501u);
+}
+
+TEST(EventStore, MaxEventsKeepsOnlyTheNewestAfterEveryAppend) {
+  testing::TempDir dir;
+  StoreOptions options = WriterOptions(dir / "events.db");
+  options.max_events = 100;
+  auto store = OpenOrDie(options);
+  ASSERT_NE(store, nullptr);
+  uint64_t total = 0;
+  for (int i = 0; i < 12; ++i) {
+    auto batch = MakeBatch(37, total);
+    AppendOrDie(*store, batch);
+    total += 37;
+    const uint64_t held = std::min<uint64_t>(total, 100);
+    EXPECT_EQ(Ids(ReplayAll(*store)), IdRange(total - held + 1, total)) << "after append " << i;
+  }
+  EXPECT_EQ(FirstIdOf(*store), total - 99);
+  EXPECT_EQ(LastIdOf(*store), total);
+}
+
+TEST(EventStore, MaxAgeDropsOlderEventsOnPrune) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  {
+    auto store = OpenOrDie(WriterOptions(db));  // unbounded while filling
+    ASSERT_NE(store, nullptr);
+    auto old = MakeBatch(50, 0, "old", NowNs() - int64_t{7200} * 1'000'000'000);
+    auto fresh = MakeBatch(30, 0, "fresh");
+    AppendOrDie(*store, old);
+    AppendOrDie(*store, fresh);
+  }
+  StoreOptions options = WriterOptions(db);
+  options.max_age = 3600s;
+  auto store = OpenOrDie(options);
+  ASSERT_NE(store, nullptr);
+  ASSERT_EQ(FirstIdOf(*store), 1u) << "opening alone removes nothing";
+  ASSERT_TRUE(store->Prune().ok());
+  EXPECT_EQ(Ids(ReplayAll(*store)), IdRange(51, 80));
+}
+
+TEST(EventStore, AppendAppliesMaxAgeWithoutAnExplicitPrune) {
+  testing::TempDir dir;
+  StoreOptions options = WriterOptions(dir / "events.db");
+  options.max_age = 3600s;
+  auto store = OpenOrDie(options);
+  ASSERT_NE(store, nullptr);
+  auto batch = MakeBatch(40, 0, "old", NowNs() - int64_t{7200} * 1'000'000'000);
+  batch.push_back(MakeEvent("/watched/fresh"));
+  AppendOrDie(*store, batch);
+  EXPECT_EQ(Ids(ReplayAll(*store)), std::vector<uint64_t>{41});
+}
+
+TEST(EventStore, PruneRemovesAHugeBacklogInFullAndAppendInBoundedSteps) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  const uint64_t total = 160'000;
+  {
+    auto store = OpenOrDie(WriterOptions(db));
+    ASSERT_NE(store, nullptr);
+    for (uint64_t i = 0; i < total; i += 8000) {
+      auto batch = MakeBatch(8000, i);
+      AppendOrDie(*store, batch);
+    }
+  }
+  StoreOptions options = WriterOptions(db);
+  options.max_events = 10;
+  {
+    auto store = OpenOrDie(options);
+    ASSERT_NE(store, nullptr);
+    auto one = MakeBatch(1, total);
+    AppendOrDie(*store, one);
+    const uint64_t first = FirstIdOf(*store);
+    EXPECT_GT(first, 1u) << "append started removing the backlog";
+    EXPECT_LT(first, total + 1 - 9) << "but one append does not remove it all at once";
+  }
+  auto store = OpenOrDie(options);
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->Prune().ok());
+  EXPECT_EQ(Ids(ReplayAll(*store)), IdRange(total - 8, total + 1));
+}
+
+class ReplayQueries : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = OpenOrDie(WriterOptions(dir_ / "events.db"));
+    ASSERT_NE(store_, nullptr);
+    std::vector<Event> batch;
+    for (const char* p : {"/a/b", "/a/b/c", "/a/bc", "/a/b.txt", "/a/b0", "/a/b/c/d", "/a", "/a/c",
+                          "/a/b-x/y", "/a/b/"}) {
+      batch.push_back(MakeEvent(p));
+    }
+    AppendOrDie(*store_, batch);
+  }
+  std::vector<std::string> Paths(const ReplayQuery& q) {
+    std::vector<std::string> paths;
+    for (const auto& e : ReplayAll(*store_, q)) paths.push_back(std::to_string(e.id) + ":" + e.path);
+    return paths;
+  }
+  testing::TempDir dir_;
+  std::unique_ptr<EventStore> store_;
+};
+
+TEST_F(ReplayQueries, SinceReturnsOnlyLaterEvents) {
+  EXPECT_EQ(Ids(ReplayAll(*store_, Query(7))), IdRange(8, 10));
+  EXPECT_TRUE(ReplayAll(*store_, Query(10)).empty());
+  EXPECT_TRUE(ReplayAll(*store_, Query(1'000'000)).empty());
+}
+
+TEST_F(ReplayQueries, LimitStopsAfterThatMany) {
+  EXPECT_EQ(Ids(ReplayAll(*store_, Query(2, "", 3))), IdRange(3, 5));
+}
+
+TEST_F(ReplayQueries, PrefixMatchesThePathAndItsDescendantsButNotSiblings) {
+  const std::vector<std::string> under_a_b{"1:/a/b", "2:/a/b/c", "6:/a/b/c/d", "10:/a/b/"};
+  EXPECT_EQ(Paths(Query(0, "/a/b")), under_a_b);
+  EXPECT_EQ(Paths(Query(0, "/a/b/")), under_a_b);
+  EXPECT_EQ(Paths(Query(0, "/a/bc")), std::vector<std::string>{"3:/a/bc"});
+  EXPECT_EQ(Paths(Query(0, "/a/b/c")), (std::vector<std::string>{"2:/a/b/c", "6:/a/b/c/d"}));
+  EXPECT_EQ(Paths(Query(0, "/a/x")), std::vector<std::string>{});
+  EXPECT_EQ(Paths(Query(0, "/")).size(), 10u);
+  EXPECT_EQ(Paths(Query(0, "/a")).size(), 10u);
+}
+
+TEST_F(ReplayQueries, SincePrefixAndLimitCombine) {
+  EXPECT_EQ(Paths(Query(1, "/a/b", 2)),
+            (std::vector<std::string>{"2:/a/b/c", "6:/a/b/c/d"}));
+}
+
+TEST_F(ReplayQueries, ReplayStopsWhenTheCallbackSaysSo) {
+  std::vector<uint64_t> seen;
+  Status s = store_->Replay({}, [&](const Event& e) {
+    seen.push_back(e.id);
+    return seen.size() < 4;
+  });
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(seen, IdRange(1, 4));
+}
+
+TEST(EventStoreOpen, MissingFileSaysToStartWatchFirst) {
+  testing::TempDir dir;
+  const std::string db = dir / "absent.db";
+  auto store = EventStore::Open(ReaderOptions(db));
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().message(),
+            "no event store at " + db + ": start `fathom watch --store " + db + "` first");
+  EXPECT_FALSE(std::filesystem::exists(db)) << "a reader never creates the store";
+}
+
+TEST(EventStoreOpen, GarbageFileIsNotAnEventStore) {
+  testing::TempDir dir;
+  const std::string db = dir / "garbage.db";
+  std::ofstream(db) << std::string(8192, 'x');
+  for (bool read_only : {true, false}) {
+    StoreOptions options = read_only ? ReaderOptions(db) : WriterOptions(db);
+    auto store = EventStore::Open(options);
+    ASSERT_FALSE(store.ok());
+    EXPECT_NE(store.status().message().find(db + " is not a fathom event store"), std::string::npos)
+        << store.status().message();
+  }
+}
+
+TEST(EventStoreOpen, SqliteDatabaseOfAnotherApplicationIsNotAnEventStore) {
+  testing::TempDir dir;
+  const std::string db = dir / "other.db";
+  ASSERT_EQ(testing::SqlColumn(db, "CREATE TABLE t(x)", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE),
+            std::vector<std::string>{});
+  for (bool read_only : {true, false}) {
+    auto store = EventStore::Open(read_only ? ReaderOptions(db) : WriterOptions(db));
+    ASSERT_FALSE(store.ok());
+    EXPECT_NE(store.status().message().find("is not a fathom event store (a SQLite database of another"),
+              std::string::npos)
+        << store.status().message();
+  }
+}
+
+TEST(EventStoreOpen, EmptyFileIsNotYetAStoreForAReaderButAWriterInitializesIt) {
+  testing::TempDir dir;
+  const std::string db = dir / "empty.db";
+  std::ofstream{db};
+  auto reader = EventStore::Open(ReaderOptions(db));
+  ASSERT_FALSE(reader.ok());
+  EXPECT_NE(reader.status().message().find("is empty, not yet a fathom event store"), std::string::npos);
+  auto writer = OpenOrDie(WriterOptions(db));
+  ASSERT_NE(writer, nullptr);
+  auto batch = MakeBatch(2);
+  AppendOrDie(*writer, batch);
+  EXPECT_EQ(Ids(batch), IdRange(1, 2));
+}
+
+TEST(EventStoreOpen, NewerSchemaVersionIsRefusedWithAClearError) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  ASSERT_NE(OpenOrDie(WriterOptions(db)), nullptr);
+  testing::SqlColumn(db, "PRAGMA user_version = 7", SQLITE_OPEN_READWRITE);
+  for (bool read_only : {true, false}) {
+    auto store = EventStore::Open(read_only ? ReaderOptions(db) : WriterOptions(db));
+    ASSERT_FALSE(store.ok());
+    EXPECT_EQ(store.status().message(),
+              "event store " + db + " has schema version 7, newer than this fathom understands (1): "
+              "use a newer fathom to read it");
+  }
+}
+
+TEST(EventStoreOpen, WriterInAMissingDirectorySaysSo) {
+  testing::TempDir dir;
+  auto store = EventStore::Open(WriterOptions(dir / "no/such/events.db"));
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("directory " + dir / "no/such" + " does not exist"), std::string::npos)
+      << store.status().message();
+}
+
+TEST(EventStoreOpen, ReadOnlyStoreRefusesToWrite) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  ASSERT_NE(OpenOrDie(WriterOptions(db)), nullptr);
+  auto store = OpenOrDie(ReaderOptions(db));
+  ASSERT_NE(store, nullptr);
+  auto batch = MakeBatch(1);
+  Status s = store->Append(batch);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("opened read-only"), std::string::npos) << s.message();
+  EXPECT_FALSE(store->Prune().ok());
+}
+
+TEST(EventStoreOpen, SchemaIsVersionedWalFileWithoutPathIndex) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  ASSERT_NE(OpenOrDie(WriterOptions(db)), nullptr);
+  EXPECT_EQ(testing::SqlColumn(db, "PRAGMA user_version"), std::vector<std::string>{"1"});
+  EXPECT_EQ(testing::SqlColumn(db, "PRAGMA journal_mode"), std::vector<std::string>{"wal"});
+  EXPECT_EQ(testing::SqlColumn(db, "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events'"),
+            std::vector<std::string>{});
+}
+
+}  // namespace
+}  // namespace fathom
