@@ -19,6 +19,7 @@ import platform
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -130,6 +131,7 @@ def machine_facts():
                 break
     mem_kb = proc_meminfo_kb("MemTotal")
     return {
+        "loadavg_at_start": os.getloadavg()[0],
         "nproc": os.cpu_count(),
         "cpu": model,
         "kernel": platform.release(),
@@ -612,12 +614,14 @@ def print_tables(results, out):
         key = (r["fs"], r["fs_type"], r["procs"])
         if key not in groups:
             groups.append(key)
-    header = ("monitor", "generated", "gen ev/s", "reported", "CREATE", "DELETE", "lost C+D", "overflow",
-              "reported/s", "CPU s/Mev", "peak RSS MB")
+    header = ("monitor", "generated", "gen ev/s", "reported", "CREATE", "DELETE", "lost C+D", "C+D ratio",
+              "overflow", "reported/s", "CPU s/Mev", "peak RSS MB")
     for fs, ftype, procs in groups:
         rows = [r for r in results if (r["fs"], r["fs_type"], r["procs"]) == (fs, ftype, procs)]
-        out.write("\n%s (%s), %d generator process%s, %s cycles\n" %
-                  (fs, ftype, procs, "" if procs == 1 else "es", fmt_num(rows[0]["cycles"])))
+        runs = rows[0].get("runs", 1)
+        out.write("\n%s (%s), %d generator process%s, %s cycles%s\n" %
+                  (fs, ftype, procs, "" if procs == 1 else "es", fmt_num(rows[0]["cycles"]),
+                   ", median of %d runs (lost, overflow: worst run)" % runs if runs > 1 else ""))
         table = [header]
         for r in rows:
             if "error" in r and "reported" not in r:
@@ -629,6 +633,8 @@ def print_tables(results, out):
                 fmt_num(r.get("generated")), fmt_num(r.get("gen_events_per_s")), fmt_num(r.get("reported")),
                 fmt_num(r.get("reported_create")), fmt_num(r.get("reported_delete")),
                 fmt_num(r.get("lost_create_delete")) if r["monitor"] != "none" else "-",
+                "%.3f" % (1 - r["lost_create_delete"] / r["generated_create_delete"])
+                if r["monitor"] != "none" and r.get("generated_create_delete") else "-",
                 fmt_num(r.get("overflows")), fmt_num(r.get("reported_per_s")),
                 fmt_num(r.get("cpu_s_per_mevent"), 2), fmt_num(rss / 1024.0, 1) if rss else "-"))
         widths = [max(len(str(row[i])) for row in table) for i in range(len(header))]
@@ -696,6 +702,8 @@ def parse_args(argv):
                    help="comma-separated monitors (default all): none, fathom (all four), fathom-inotify, "
                    "fathom-inotify+store, fathom-fanotify, fathom-fanotify+store, inotifywait, fswatch, "
                    "watchman, watchdog")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="runs of each configuration; the tables show medians (loss: the worst run)")
     p.add_argument("--quick", action="store_true",
                    help="smoke run: 2,000 cycles, 1 process, short waits (well under a minute)")
     p.add_argument("--json", metavar="FILE", help="also write machine facts and results as JSON")
@@ -731,6 +739,52 @@ def parse_args(argv):
     return args
 
 
+def log_run(r):
+    if r["monitor"] == "none" and "generated" in r:
+        log("    generated %s events at %s ev/s" % (fmt_num(r["generated"]), fmt_num(r["gen_events_per_s"])))
+    elif "reported" in r:
+        log("    generated %s, reported %s (lost C+D %s), %s ev/s, CPU %.2fs%s" % (
+            fmt_num(r["generated"]), fmt_num(r["reported"]), fmt_num(r["lost_create_delete"]),
+            fmt_num(r["reported_per_s"]), r["cpu_s"], " -- " + r["error"] if r.get("error") else ""))
+    else:
+        log("    error: %s" % r.get("error"))
+
+
+MEDIAN_KEYS = ("generated", "generated_create_delete", "gen_elapsed_s", "gen_events_per_s", "reported",
+               "reported_create", "reported_delete", "reported_per_s", "cpu_s", "cpu_s_per_mevent", "peak_rss_kb",
+               "ready_s", "kernel_watches")
+WORST_KEYS = ("lost_create_delete", "overflows")
+
+
+def aggregate(runs):
+    """One result per (fs, procs, monitor): the median of each figure over the repeated runs,
+    and the worst (largest) loss and overflow count. Errors of any run are kept."""
+    results = []
+    for r in runs:
+        key = (r["fs"], r["procs"], r["monitor"])
+        if any((a["fs"], a["procs"], a["monitor"]) == key for a in results):
+            continue
+        same = [x for x in runs if (x["fs"], x["procs"], x["monitor"]) == key]
+        done = [x for x in same if "reported" in x]
+        agg = {k: r[k] for k in ("fs", "fs_type", "procs", "monitor", "cycles")}
+        agg["runs"] = len(same)
+        for k in MEDIAN_KEYS:
+            values = [x[k] for x in done if x.get(k) is not None]
+            if values:
+                agg[k] = statistics.median(values)
+        for k in WORST_KEYS:
+            values = [x[k] for x in done if x.get(k) is not None]
+            if values:
+                agg[k] = max(values)
+        if done:
+            agg["quiescence_capped"] = any(x.get("quiescence_capped") for x in done)
+        errors = ["run %d: %s" % (x["run"], x["error"]) for x in same if x.get("error")]
+        if errors:
+            agg["error"] = "; ".join(errors)
+        results.append(agg)
+    return results
+
+
 def main(argv):
     args = parse_args(argv)
     monitors = select_monitors(args)
@@ -748,30 +802,33 @@ def main(argv):
     facts["fs"] = {fs: {"dir": bases[fs], "type": fs_type(bases[fs])} for fs in args.fs_list}
     log("machine: %d CPUs, kernel %s; %d runs of %d cycles" % (
         facts["nproc"], facts["kernel"], len(args.fs_list) * len(args.proc_counts) * len(runnable), args.cycles))
-    results = []
+    if facts["loadavg_at_start"] > 0.5 * facts["nproc"]:
+        log("warning: load average %.1f on %d CPUs: other work will disturb rates and CPU figures"
+            % (facts["loadavg_at_start"], facts["nproc"]))
+    runs = []
     run_id = 0
     for fs in args.fs_list:
         for procs in args.proc_counts:
-            for m in runnable:
-                run_id += 1
-                log("[%s, %d proc] %s ..." % (fs, procs, m.name))
-                r = run_one(args, m, fs, bases[fs], procs, args.cycles, run_id)
-                results.append(r)
-                if "reported" in r:
-                    log("    generated %s, reported %s (lost C+D %s), %s ev/s, CPU %.2fs%s" % (
-                        fmt_num(r["generated"]), fmt_num(r["reported"]), fmt_num(r["lost_create_delete"]),
-                        fmt_num(r["reported_per_s"]), r["cpu_s"], " -- " + r["error"] if r.get("error") else ""))
-                else:
-                    log("    error: %s" % r.get("error"))
+            for rep in range(args.repeat):
+                for m in runnable:
+                    run_id += 1
+                    log("[%s, %d proc%s] %s ..." % (fs, procs, ", run %d/%d" % (rep + 1, args.repeat)
+                                                   if args.repeat > 1 else "", m.name))
+                    r = run_one(args, m, fs, bases[fs], procs, args.cycles, run_id)
+                    r["run"] = rep + 1
+                    runs.append(r)
+                    log_run(r)
+    results = aggregate(runs)
     print_tables(results, sys.stdout)
     ratios = compute_ratios(results)
     print_ratios(ratios, sys.stdout)
     if args.json:
         with open(args.json, "w") as f:
+            facts["loadavg_at_end"] = os.getloadavg()[0]
             json.dump({"command": " ".join([os.path.basename(sys.argv[0])] + argv), "machine": facts,
-                       "config": {"cycles": args.cycles, "procs": args.proc_counts, "fs": args.fs_list,
+                       "config": {"cycles": args.cycles, "repeat": args.repeat, "procs": args.proc_counts, "fs": args.fs_list,
                                   "skipped": skipped},
-                       "results": results, "ratios": ratios}, f, indent=1)
+                       "results": results, "ratios": ratios, "runs": runs}, f, indent=1)
         log("wrote %s" % args.json)
     if args.require_complete:
         required = [m.name for m in select_monitors(argparse.Namespace(**{**vars(args),
@@ -780,7 +837,9 @@ def main(argv):
         for name in required:
             if name in skipped:
                 bad.append("%s: %s" % (name, skipped[name]))
-            for r in results:
+            elif not any(r["monitor"] == name for r in runs):
+                bad.append("%s: not run (add it to --monitors)" % name)
+            for r in runs:
                 if r["monitor"] != name:
                     continue
                 if r.get("error"):

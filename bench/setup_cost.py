@@ -18,6 +18,7 @@ table to stdout. Example:
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -82,7 +83,7 @@ def monitor_argv(args, name, root):
         return [args.fathom, "watch", "-r", root, "--backend", "inotify", "-q"]
     if name == "fathom-fanotify":
         return [args.fathom, "watch", "-r", root, "--backend", "fanotify", "-q"]
-    argv = ["inotifywait", "-m", "-r", "-q"]
+    argv = ["inotifywait", "-m", "-r"]
     for k in DEFAULT_KINDS:
         argv += ["-e", k]
     return argv + [root]
@@ -99,38 +100,46 @@ def measure(args, name, root, outdir):
         t0 = time.monotonic()
         proc = subprocess.Popen(monitor_argv(args, name, root), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
-        ready = False
-        text = ""
-        deadline = t0 + args.timeout
-        while time.monotonic() < deadline:
-            with open(err_path, errors="replace") as f:
-                text = f.read()
-            if READY_TEXT[name] in text:
-                ready = True
-                break
-            if proc.poll() is not None:
-                break
-            time.sleep(0.005)
-        elapsed = time.monotonic() - t0
-        result = {"monitor": name}
-        if ready:
-            inotify, fanotify = kernel_marks(proc.pid)
-            result.update({
-                "ready_s": round(elapsed, 3),
-                "cpu_s": proc_cpu_seconds(proc.pid),
-                "rss_kb": proc_status_kb(proc.pid, "VmRSS"),
-                "hwm_kb": proc_status_kb(proc.pid, "VmHWM"),
-                "inotify_watches": inotify,
-                "fanotify_marks": fanotify,
-            })
-            for line in text.splitlines():
-                if READY_TEXT[name] in line:
-                    result["ready_line"] = line.strip()
-        stop_process(proc, signal.SIGINT)
-        if not ready:
-            with open(err_path, errors="replace") as f:
-                result["error"] = "not watching after %.1f s: %s" % (elapsed, f.read().strip()[-300:] or
-                                                                   "exited with status %s" % proc.returncode)
+        try:
+            return watch_until_ready(args, name, proc, err_path, t0)
+        finally:
+            stop_process(proc, signal.SIGINT)
+
+
+def watch_until_ready(args, name, proc, err_path, t0):
+    ready = False
+    text = ""
+    deadline = t0 + args.timeout
+    while time.monotonic() < deadline:
+        with open(err_path, errors="replace") as f:
+            text = f.read()
+        if READY_TEXT[name] in text:
+            ready = True
+            break
+        if proc.poll() is not None:
+            break
+        time.sleep(0.005)
+    elapsed = time.monotonic() - t0
+    result = {"monitor": name}
+    if not ready:
+        result["error"] = "not watching after %.1f s: %s" % (elapsed, text.strip()[-300:] or
+                                                           "exited with status %s" % proc.returncode)
+        return result
+    inotify, fanotify = kernel_marks(proc.pid)
+    result.update({
+        "ready_s": round(elapsed, 3),
+        "cpu_s": proc_cpu_seconds(proc.pid),
+        "rss_kb": proc_status_kb(proc.pid, "VmRSS"),
+        "hwm_kb": proc_status_kb(proc.pid, "VmHWM"),
+        "inotify_watches": inotify,
+        "fanotify_marks": fanotify,
+    })
+    for line in text.splitlines():
+        if READY_TEXT[name] in line:
+            result["ready_line"] = line.strip()
+            m = re.search(r"(\d+) kernel watches", line)
+            if m:
+                result["reported_watches"] = int(m.group(1))
     return result
 
 
@@ -138,6 +147,28 @@ def drop_caches():
     os.sync()
     with open("/proc/sys/vm/drop_caches", "w") as f:
         f.write("3\n")
+
+
+def exit_on_signal(signum, frame):
+    raise SystemExit(128 + signum)   # unwinds through the finally blocks that stop monitors
+
+
+def raise_limit_for(args, name, dirs, old_limit):
+    """Raises max_user_watches when an inotify monitor needs more than the limit for `dirs`
+    directories (one watch each, plus headroom for other watchers of this user). Returns the
+    new limit, or None when the limit is left alone. The caller restores old_limit."""
+    if name not in ("inotifywait", "fathom-inotify") or args.no_raise_limit:
+        return None
+    needed = dirs + 1 + 65536
+    if needed <= old_limit:
+        return None
+    try:
+        write_limit(needed)
+    except OSError as e:
+        log("    cannot raise fs.inotify.max_user_watches (%s): expect the watch limit to be reached" % e)
+        return None
+    log("    raised fs.inotify.max_user_watches from %d to %d for this run (restored after it)" % (old_limit, needed))
+    return needed
 
 
 def read_limit():
@@ -212,20 +243,10 @@ def parse_args(argv):
 
 def main(argv):
     args = parse_args(argv)
+    signal.signal(signal.SIGTERM, exit_on_signal)
     bases = {"ext4": args.ext4_dir, "tmpfs": args.tmpfs_dir}
     old_limit = read_limit()
-    needed = max(args.dir_counts) + 1 + 65536
-    raised = False
-    if "inotifywait" in args.monitor_list or "fathom-inotify" in args.monitor_list:
-        if old_limit < needed and not args.no_raise_limit:
-            try:
-                write_limit(needed)
-                raised = True
-                log("raised fs.inotify.max_user_watches from %d to %d for this run (restored at the end)"
-                    % (old_limit, needed))
-            except OSError as e:
-                log("cannot raise fs.inotify.max_user_watches (%s): inotify will fail on trees over %d "
-                    "directories" % (e, old_limit))
+    raised = []
     facts = machine_facts()
     facts["inotify_max_user_watches_before"] = old_limit
     results = []
@@ -242,7 +263,15 @@ def main(argv):
                         log("[%s, %s dirs] %s ..." % (fs, "{:,}".format(dirs), name))
                         if args.cold:
                             drop_caches()
-                        r = measure(args, name, root, outdir)
+                        limit = raise_limit_for(args, name, dirs, old_limit)
+                        try:
+                            r = measure(args, name, root, outdir)
+                        finally:
+                            if limit:
+                                write_limit(old_limit)
+                        if limit:
+                            raised.append(limit)
+                            r["inotify_limit_raised_to"] = limit
                         r.update({"fs": fs, "fs_type": fs_type(root), "dirs": dirs, "tree_build_s": build_s})
                         results.append(r)
                         if r.get("error"):
@@ -251,9 +280,6 @@ def main(argv):
                             log("    watching after %.3f s, RSS %.1f MB, %d inotify watches, %d fanotify marks"
                                 % (r["ready_s"], r["rss_kb"] / 1024, r["inotify_watches"], r["fanotify_marks"]))
     finally:
-        if raised:
-            write_limit(old_limit)
-            log("restored fs.inotify.max_user_watches to %d" % old_limit)
         shutil.rmtree(outdir, ignore_errors=True)
         if not args.keep:
             for root in trees:
@@ -263,11 +289,12 @@ def main(argv):
                      % ("cold" if args.cold else "warm", FANOUT))
     print_table(results, sys.stdout)
     if raised:
-        sys.stdout.write("  (fs.inotify.max_user_watches was raised from %d to %d for the run)\n" % (old_limit, needed))
+        sys.stdout.write("  (fs.inotify.max_user_watches was raised from %d to %d for the inotify runs on the "
+                         "biggest trees, and restored after each)\n" % (old_limit, max(raised)))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"command": " ".join([os.path.basename(sys.argv[0])] + argv), "machine": facts,
-                       "inotify_limit_raised_to": needed if raised else None, "results": results}, f, indent=1)
+                       "inotify_max_user_watches": old_limit, "results": results}, f, indent=1)
         log("wrote %s" % args.json)
     return 0 if all(not r.get("error") for r in results) else 1
 

@@ -49,6 +49,13 @@ Status CheckIdentity(const Connection& db, bool read_only) {
       return Status::Error(path + " is not a fathom event store (not a SQLite database): give the "
                            "file written by `fathom watch --store`");
     }
+    if (read_only && ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN)) {
+      return Status::Error(
+          "cannot read event store " + path + ": while no `fathom watch --store` runs on it, a reader "
+          "must create " + path + "-shm beside it, and this user cannot write there; read it as the "
+          "store's owner or while its writer runs",
+          std::error_code(EACCES, std::generic_category()));
+    }
     return app_id.status();
   }
   FATHOM_ASSIGN_OR_RETURN(int64_t version, db.QueryInt("PRAGMA user_version", "reading the schema version"));

@@ -82,9 +82,11 @@ class FanWatcher {
     return out;
   }
   // Drains until an event about `path` arrives (a marker the workload made last).
-  std::vector<Event> CollectThrough(const std::string& path, std::chrono::milliseconds timeout = 10s) {
+  std::vector<Event> CollectThrough(const std::string& path,
+                                    std::chrono::milliseconds timeout = 10s) {
     return CollectUntil(
-        [&](const std::vector<Event>& ev) { return !ev.empty() && ev.back().path == path; }, timeout);
+        [&](const std::vector<Event>& ev) { return !ev.empty() && ev.back().path == path; },
+        timeout);
   }
   std::vector<Event> Collect(size_t n, std::chrono::milliseconds timeout = 10s) {
     return CollectUntil([n](const std::vector<Event>& e) { return e.size() >= n; }, timeout);

@@ -36,7 +36,8 @@ std::string ReadProc(const std::string& path) {
 // Runs `body` in a child process inside a new user namespace whose `limit` file
 // (under /proc/sys/user/) holds `value`; returns what `body` returned, or a line starting
 // with "SETUP:" saying which step of the set-up failed.
-std::string InLimitedNamespace(const std::string& limit, int value, const std::function<std::string()>& body) {
+std::string InLimitedNamespace(const std::string& limit, int value,
+                               const std::function<std::string()>& body) {
   int fds[2];
   if (pipe(fds) != 0) return "SETUP: pipe";
   pid_t pid = fork();
@@ -75,7 +76,8 @@ TEST(InotifyLimits, WatchLimitAtStartSaysWhichLimitAndHowToRaiseIt) {
     return s.ok() ? std::string("Start() succeeded") : s.message();
   });
   ASSERT_EQ(message.find("SETUP:"), std::string::npos) << message;
-  EXPECT_NE(message.find("cannot add an inotify watch on " + dir.path() + "/d"), std::string::npos) << message;
+  EXPECT_NE(message.find("cannot add an inotify watch on " + dir.path() + "/d"), std::string::npos)
+      << message;
   EXPECT_NE(message.find("fs.inotify.max_user_watches (currently " +
                          ReadProc("/proc/sys/fs/inotify/max_user_watches") + ")"),
             std::string::npos)
@@ -91,7 +93,7 @@ TEST(InotifyLimits, WatchLimitWhileWatchingStillReportsTheEvent) {
     Watcher w({dir.path()});
     Status s = w.Start();
     if (!s.ok()) return "Start() failed: " + s.message();
-    MakeDirs(dir / "a");  // second watch: fits
+    MakeDirs(dir / "a");    // second watch: fits
     MakeDirs(dir / "a/b");  // third: over the limit
     MakeDirs(dir / "c");
     std::string lines;
@@ -99,7 +101,8 @@ TEST(InotifyLimits, WatchLimitWhileWatchingStillReportsTheEvent) {
     return lines + "watches=" + std::to_string(w.source().Stats().watches);
   });
   const std::string root = dir.path();
-  EXPECT_EQ(result, root + " CREATE,ISDIR /a\n" + root + " CREATE,ISDIR /a/b\n" + root + " CREATE,ISDIR /c\nwatches=2");
+  EXPECT_EQ(result, root + " CREATE,ISDIR /a\n" + root + " CREATE,ISDIR /a/b\n" + root +
+                        " CREATE,ISDIR /c\nwatches=2");
 }
 
 TEST(InotifyLimits, InstanceLimitSaysWhichLimitAndHowToRaiseIt) {

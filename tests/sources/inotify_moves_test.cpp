@@ -19,8 +19,9 @@ TEST(InotifyMoves, RenameHalvesAreAdjacentAndShareAFreshCookie) {
   Rename(dir / "a", dir / "b");
   Rename(dir / "c", dir / "d");
   auto events = w.CollectQuiet();
-  ASSERT_EQ(Lines(events), (std::vector<std::string>{dir.path() + " MOVED_FROM /a", dir.path() + " MOVED_TO /b",
-                                                     dir.path() + " MOVED_FROM /c", dir.path() + " MOVED_TO /d"}));
+  ASSERT_EQ(Lines(events),
+            (std::vector<std::string>{dir.path() + " MOVED_FROM /a", dir.path() + " MOVED_TO /b",
+                                      dir.path() + " MOVED_FROM /c", dir.path() + " MOVED_TO /d"}));
   EXPECT_NE(events[0].cookie, 0u);
   EXPECT_EQ(events[0].cookie, events[1].cookie);
   EXPECT_EQ(events[2].cookie, events[3].cookie);
@@ -81,9 +82,10 @@ TEST(InotifyMoves, DirectoryMovedInGetsWatchesButItsContentsAreNotReported) {
   EXPECT_EQ(w.source().Stats().watches, 3u);
   WriteFile(dir / "m/sub/new", "");
   std::filesystem::remove(dir / "m/sub/old");
-  EXPECT_EQ(Lines(w.CollectQuiet()), (std::vector<std::string>{dir.path() + " CREATE /m/sub/new",
-                                                               dir.path() + " CLOSE_WRITE /m/sub/new",
-                                                               dir.path() + " DELETE /m/sub/old"}));
+  EXPECT_EQ(Lines(w.CollectQuiet()),
+            (std::vector<std::string>{dir.path() + " CREATE /m/sub/new",
+                                      dir.path() + " CLOSE_WRITE /m/sub/new",
+                                      dir.path() + " DELETE /m/sub/old"}));
 }
 
 TEST(InotifyMoves, FileMovedOutIsAnUnpairedMovedFrom) {
@@ -95,8 +97,9 @@ TEST(InotifyMoves, FileMovedOutIsAnUnpairedMovedFrom) {
   Rename(dir / "f", outside / "f");
   WriteFile(dir / "g", "");
   auto events = w.CollectQuiet();
-  EXPECT_EQ(Lines(events), (std::vector<std::string>{dir.path() + " MOVED_FROM /f", dir.path() + " CREATE /g",
-                                                      dir.path() + " CLOSE_WRITE /g"}));
+  EXPECT_EQ(Lines(events),
+            (std::vector<std::string>{dir.path() + " MOVED_FROM /f", dir.path() + " CREATE /g",
+                                      dir.path() + " CLOSE_WRITE /g"}));
 }
 
 TEST(InotifyMoves, DirectoryRenamedOverAnEmptyDirectoryReplacesIt) {
@@ -108,10 +111,10 @@ TEST(InotifyMoves, DirectoryRenamedOverAnEmptyDirectoryReplacesIt) {
   EXPECT_EQ(w.source().Stats().watches, 4u);
   Rename(dir / "a", dir / "b");
   WriteFile(dir / "b/in/f", "");
-  EXPECT_EQ(Lines(w.CollectQuiet()), (std::vector<std::string>{dir.path() + " MOVED_FROM,ISDIR /a",
-                                                               dir.path() + " MOVED_TO,ISDIR /b",
-                                                               dir.path() + " CREATE /b/in/f",
-                                                               dir.path() + " CLOSE_WRITE /b/in/f"}));
+  EXPECT_EQ(Lines(w.CollectQuiet()),
+            (std::vector<std::string>{
+                dir.path() + " MOVED_FROM,ISDIR /a", dir.path() + " MOVED_TO,ISDIR /b",
+                dir.path() + " CREATE /b/in/f", dir.path() + " CLOSE_WRITE /b/in/f"}));
   EXPECT_EQ(w.source().Stats().watches, 3u);
 }
 

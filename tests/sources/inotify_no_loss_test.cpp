@@ -35,7 +35,8 @@ pid_t StartCycles(const std::string& dir, int proc) {
 double ThreadCpuSeconds() {
   rusage ru{};
   getrusage(RUSAGE_THREAD, &ru);
-  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+         (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 // Index of "p<proc>-<i>" in [0, kProcs * kCyclesPerProc), or -1.
@@ -46,7 +47,8 @@ int NameIndex(std::string_view name) {
   auto dash = name.find('-');
   if (dash == std::string_view::npos) return -1;
   if (std::from_chars(name.data() + 1, name.data() + dash, proc).ec != std::errc()) return -1;
-  if (std::from_chars(name.data() + dash + 1, name.data() + name.size(), i).ec != std::errc()) return -1;
+  if (std::from_chars(name.data() + dash + 1, name.data() + name.size(), i).ec != std::errc())
+    return -1;
   if (proc < 0 || proc >= kProcs || i < 0 || i >= kCyclesPerProc) return -1;
   return proc * kCyclesPerProc + i;
 }
@@ -80,7 +82,9 @@ TEST(InotifyNoLoss, EveryCreateAndDeleteOfTwoHundredThousandCyclesIsReported) {
       const bool create = e.mask == kind::kCreate;
       const bool del = e.mask == kind::kDelete;
       if (!create && !del) continue;
-      int idx = e.path.starts_with(prefix) ? NameIndex(std::string_view(e.path).substr(prefix.size())) : -1;
+      int idx = e.path.starts_with(prefix)
+                    ? NameIndex(std::string_view(e.path).substr(prefix.size()))
+                    : -1;
       if (idx < 0) {
         ++bad;
         continue;
@@ -99,7 +103,8 @@ TEST(InotifyNoLoss, EveryCreateAndDeleteOfTwoHundredThousandCyclesIsReported) {
     }
     if (running == 0 && creates == kTotal && deletes == kTotal) break;
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double cpu = ThreadCpuSeconds() - cpu0;
   for (pid_t pid : kids) {
     if (pid > 0) waitpid(pid, nullptr, 0);
@@ -111,10 +116,11 @@ TEST(InotifyNoLoss, EveryCreateAndDeleteOfTwoHundredThousandCyclesIsReported) {
   EXPECT_EQ(bad, 0u) << "unexpected names or duplicates";
   // The wall-clock rate is the generators'; the draining thread's CPU time per event bounds
   // what the source itself can sustain.
-  std::printf("inotify source: %llu events in %.2f s = %.0f events/s (%.0f cycles/s); "
-              "draining thread CPU %.2f s = %.0f events per CPU second\n",
-              static_cast<unsigned long long>(all_events), seconds, all_events / seconds, kTotal / seconds,
-              cpu, all_events / cpu);
+  std::printf(
+      "inotify source: %llu events in %.2f s = %.0f events/s (%.0f cycles/s); "
+      "draining thread CPU %.2f s = %.0f events per CPU second\n",
+      static_cast<unsigned long long>(all_events), seconds, all_events / seconds, kTotal / seconds,
+      cpu, all_events / cpu);
 }
 
 }  // namespace

@@ -47,7 +47,8 @@ TEST(InotifyOverflow, OverflowIsReportedAndTheRescanConvergesToTheRealTree) {
   for (int d = 0; d < kDirs; ++d) {
     const std::string base = dir / ("d" + std::to_string(d));
     for (size_t i = 0; i < files_per_dir; ++i) WriteFile(base + "/f" + std::to_string(i), "data");
-    for (size_t i = 0; i < files_per_dir; i += 2) std::filesystem::remove(base + "/f" + std::to_string(i));
+    for (size_t i = 0; i < files_per_dir; i += 2)
+      std::filesystem::remove(base + "/f" + std::to_string(i));
     MakeDirs(base + "/new/inner");
     WriteFile(base + "/new/inner/n", "");
     std::filesystem::remove_all(base + "/sub");
@@ -69,9 +70,10 @@ TEST(InotifyOverflow, OverflowIsReportedAndTheRescanConvergesToTheRealTree) {
   WriteFile(dir / "d5/new/inner/late", "");
   MakeDirs(dir / "d3/d2/new/inner/later");
   auto after = w.CollectQuiet();
-  EXPECT_EQ(Lines(after), (std::vector<std::string>{dir.path() + " CREATE /d5/new/inner/late",
-                                                    dir.path() + " CLOSE_WRITE /d5/new/inner/late",
-                                                    dir.path() + " CREATE,ISDIR /d3/d2/new/inner/later"}));
+  EXPECT_EQ(Lines(after),
+            (std::vector<std::string>{dir.path() + " CREATE /d5/new/inner/late",
+                                      dir.path() + " CLOSE_WRITE /d5/new/inner/late",
+                                      dir.path() + " CREATE,ISDIR /d3/d2/new/inner/later"}));
   events.insert(events.end(), after.begin(), after.end());
   EXPECT_EQ(Replay(initial, events), RealTree(dir.path()));
   EXPECT_EQ(w.source().Stats().unresolved, 0u);

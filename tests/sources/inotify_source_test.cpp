@@ -36,7 +36,8 @@ void RunBesideDrainer(const std::function<void()>& work, const std::function<boo
   ASSERT_EQ(pthread_getschedparam(pthread_self(), &old_policy, &old_param), 0);
   sched_param fifo{};
   fifo.sched_priority = 1;
-  ASSERT_EQ(pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo), 0) << "needs CAP_SYS_NICE (root)";
+  ASSERT_EQ(pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo), 0)
+      << "needs CAP_SYS_NICE (root)";
   std::atomic<bool> finished{false};
   std::thread worker([&] {
     sched_param idle{};
@@ -98,8 +99,9 @@ TEST(InotifySource, RecursiveReportsInsideExistingSubdirectories) {
   EXPECT_EQ(w.source().Stats().watches, 3u);
   WriteFile(dir / "sub/deeper/inner", "");
   auto events = w.CollectQuiet();
-  EXPECT_EQ(Lines(events), (std::vector<std::string>{dir.path() + " CREATE /sub/deeper/inner",
-                                                     dir.path() + " CLOSE_WRITE /sub/deeper/inner"}));
+  EXPECT_EQ(Lines(events),
+            (std::vector<std::string>{dir.path() + " CREATE /sub/deeper/inner",
+                                      dir.path() + " CLOSE_WRITE /sub/deeper/inner"}));
   ASSERT_FALSE(events.empty());
   EXPECT_EQ(events[0].path, dir / "sub/deeper/inner");
   EXPECT_EQ(events[0].root, dir.path());
@@ -125,9 +127,11 @@ TEST(InotifySource, NestedMkdirReportsEveryCreateExactlyOnce) {
     const std::string top = "/i" + std::to_string(i);
     MakeDirs(dir.path() + top + "/a/b/c/d");
     WriteFile(dir.path() + top + "/a/b/c/d/f", "");
-    for (const char* p : {"", "/a", "/a/b", "/a/b/c", "/a/b/c/d", "/a/b/c/d/f"}) expected[top + p] = 1;
+    for (const char* p : {"", "/a", "/a/b", "/a/b/c", "/a/b/c/d", "/a/b/c/d/f"})
+      expected[top + p] = 1;
   }
-  w.WaitBackground([&](const std::vector<Event>& e) { return CreateCounts(e).size() >= expected.size(); });
+  w.WaitBackground(
+      [&](const std::vector<Event>& e) { return CreateCounts(e).size() >= expected.size(); });
   std::this_thread::sleep_for(200ms);  // room for a duplicate to show up
   w.StopBackground();
   auto events = w.Snapshot();
@@ -156,7 +160,8 @@ TEST(InotifySource, DirectoryFilledWhileItsWatchIsPlacedReportsEveryFileOnce) {
     });
     filler.join();
   }
-  w.WaitBackground([&](const std::vector<Event>& e) { return CreateCounts(e).size() >= expected.size(); });
+  w.WaitBackground(
+      [&](const std::vector<Event>& e) { return CreateCounts(e).size() >= expected.size(); });
   std::this_thread::sleep_for(200ms);
   w.StopBackground();
   EXPECT_EQ(CreateCounts(w.Snapshot()), expected);
@@ -170,8 +175,9 @@ TEST(InotifySource, MultipleRootsReportTheRootEachPathFallsUnder) {
   WriteFile(a / "one", "");
   WriteFile(b / "two", "");
   auto events = w.CollectQuiet();
-  EXPECT_EQ(Lines(events), (std::vector<std::string>{a.path() + " CREATE /one", a.path() + " CLOSE_WRITE /one",
-                                                     b.path() + " CREATE /two", b.path() + " CLOSE_WRITE /two"}));
+  EXPECT_EQ(Lines(events),
+            (std::vector<std::string>{a.path() + " CREATE /one", a.path() + " CLOSE_WRITE /one",
+                                      b.path() + " CREATE /two", b.path() + " CLOSE_WRITE /two"}));
 }
 
 TEST(InotifySource, ReadsAreReportedOnlyWhenAsked) {

@@ -132,7 +132,8 @@ class Watcher {
 inline std::set<std::string> Replay(std::set<std::string> known, const std::vector<Event>& events) {
   auto below = [&](const std::string& dir) {
     std::vector<std::string> out;
-    for (auto it = known.lower_bound(dir + "/"); it != known.end() && it->rfind(dir + "/", 0) == 0; ++it) {
+    for (auto it = known.lower_bound(dir + "/"); it != known.end() && it->rfind(dir + "/", 0) == 0;
+         ++it) {
       out.push_back(*it);
     }
     return out;

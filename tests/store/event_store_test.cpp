@@ -1,5 +1,8 @@
 // EventStore on real SQLite files: ids, retention, replay and the errors of opening.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -358,6 +361,67 @@ TEST(EventStoreOpen, ReadOnlyStoreRefusesToWrite) {
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("opened read-only"), std::string::npos) << s.message();
   EXPECT_FALSE(store->Prune().ok());
+}
+
+TEST(EventStoreOpen, ReaderWithoutWriteAccessToAnIdleStoreIsToldWhy) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  {
+    auto writer = OpenOrDie(WriterOptions(db));
+    ASSERT_NE(writer, nullptr);
+    auto batch = MakeBatch(3);
+    AppendOrDie(*writer, batch);
+  }
+  ASSERT_EQ(chmod(dir.path().c_str(), 0755), 0);
+  ASSERT_EQ(chmod(db.c_str(), 0644), 0);
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // an unprivileged user: may read the file, not write the directory
+    close(fds[0]);
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
+    auto store = EventStore::Open(ReaderOptions(db));
+    std::string message = store.ok() ? "opened" : store.status().message();
+    _exit(write(fds[1], message.data(), message.size()) == static_cast<ssize_t>(message.size()) ? 0 : 4);
+  }
+  close(fds[1]);
+  std::string message;
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) message.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int wstatus = 0;
+  ASSERT_EQ(waitpid(child, &wstatus, 0), child);
+  ASSERT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) << "child could not drop privileges (tests run as root)";
+  EXPECT_EQ(message, "cannot read event store " + db + ": while no `fathom watch --store` runs on it, a reader "
+                     "must create " + db + "-shm beside it, and this user cannot write there; read it as the "
+                     "store's owner or while its writer runs");
+}
+
+TEST(EventStoreOpen, CorruptFileGivesAClearErrorNamingTheFile) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  {
+    auto writer = OpenOrDie(WriterOptions(db));
+    ASSERT_NE(writer, nullptr);
+    auto batch = MakeBatch(5000);
+    AppendOrDie(*writer, batch);
+  }  // closing checkpoints every page into the file
+  {
+    std::fstream file(db, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(4096 * 3);  // a page of the events table
+    file << std::string(4096 * 4, '\x5a');
+  }
+  Status failure;
+  auto store = EventStore::Open(ReaderOptions(db));
+  if (!store.ok()) {
+    failure = store.status();
+  } else {
+    failure = store.value()->Replay({}, [](const Event&) { return true; });
+  }
+  ASSERT_FALSE(failure.ok()) << "the damage went unnoticed";
+  EXPECT_NE(failure.message().find("event store " + db), std::string::npos) << failure.message();
+  EXPECT_NE(failure.message().find("the file is corrupt; move it aside"), std::string::npos) << failure.message();
 }
 
 TEST(EventStoreOpen, SchemaIsVersionedWalFileWithoutPathIndex) {

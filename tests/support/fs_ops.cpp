@@ -25,13 +25,28 @@ void Rename(const std::string& from, const std::string& to) {
   if (rename(from.c_str(), to.c_str()) != 0) throw std::runtime_error("rename " + from + " -> " + to);
 }
 
+std::vector<ScriptStep> EvaluateOutputScriptSteps(const std::string& dir) {
+  return {
+      {[dir] { WriteFile(dir + "/hello.txt", "hello world\n"); }, 3},
+      {[dir] { Rename(dir + "/hello.txt", dir + "/hi.txt"); }, 2},
+      {[dir] {
+         if (mkdir((dir + "/okdir").c_str(), 0755) != 0) throw std::runtime_error("mkdir okdir");
+       },
+       1},
+      {[dir] { Rename(dir + "/hi.txt", dir + "/okdir/hi.txt"); }, 2},
+      {[dir] {
+         if (unlink((dir + "/okdir/hi.txt").c_str()) != 0) throw std::runtime_error("unlink");
+       },
+       1},
+      {[dir] {
+         if (rmdir((dir + "/okdir").c_str()) != 0) throw std::runtime_error("rmdir");
+       },
+       1},
+  };
+}
+
 void RunEvaluateOutputScript(const std::string& dir) {
-  WriteFile(dir + "/hello.txt", "hello world\n");
-  Rename(dir + "/hello.txt", dir + "/hi.txt");
-  if (mkdir((dir + "/okdir").c_str(), 0755) != 0) throw std::runtime_error("mkdir okdir");
-  Rename(dir + "/hi.txt", dir + "/okdir/hi.txt");
-  if (unlink((dir + "/okdir/hi.txt").c_str()) != 0) throw std::runtime_error("unlink");
-  if (rmdir((dir + "/okdir").c_str()) != 0) throw std::runtime_error("rmdir");
+  for (const auto& step : EvaluateOutputScriptSteps(dir)) step.run();
 }
 
 std::vector<std::string> ExpectedTableII(const std::string& root) {

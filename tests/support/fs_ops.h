@@ -2,6 +2,7 @@
 // that the kernel events they cause are exactly known.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,15 @@ void Rename(const std::string& from, const std::string& to);
 // The FSMonitor paper's Evaluate_Output_Script inside `dir`: create hello.txt (written),
 // rename it to hi.txt, mkdir okdir, move hi.txt into okdir, remove okdir recursively.
 void RunEvaluateOutputScript(const std::string& dir);
+// The same script as separate steps, each with the number of Table II lines it causes, for
+// running it at a pace where every step is seen before the next one (with inotify, a file
+// moved into a directory before the directory's watch lands cannot be seen by any watcher).
+struct ScriptStep {
+  std::function<void()> run;
+  size_t lines;
+};
+std::vector<ScriptStep> EvaluateOutputScriptSteps(const std::string& dir);
+
 // What `fathom watch --format inotify` must print for it (FSMonitor Table II, in fathom's
 // default kinds), with `root` as the watched directory.
 std::vector<std::string> ExpectedTableII(const std::string& root);

@@ -8,8 +8,8 @@ namespace {
 
 // The absolute entries at `dir` or below it. Entries below share the prefix "dir/", which
 // keeps them contiguous in the ordered index ("dir-x" sorts between "dir" and "dir/").
-std::vector<std::pair<std::string, HandleKey>> TakeAtOrUnder(std::map<std::string, HandleKey>& by_path,
-                                                             const std::string& dir) {
+std::vector<std::pair<std::string, HandleKey>> TakeAtOrUnder(
+    std::map<std::string, HandleKey>& by_path, const std::string& dir) {
   std::vector<std::pair<std::string, HandleKey>> taken;
   auto exact = by_path.find(dir);
   if (exact != by_path.end()) {

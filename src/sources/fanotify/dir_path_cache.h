@@ -23,9 +23,9 @@ namespace fathom::fanotify_internal {
 class DirPathCache {
  public:
   struct Entry {
-    HandleKey parent;   // relative entry: the parent directory's handle
-    std::string name;   // relative entry: the name inside the parent
-    std::string path;   // absolute entry: the path
+    HandleKey parent;  // relative entry: the parent directory's handle
+    std::string name;  // relative entry: the name inside the parent
+    std::string path;  // absolute entry: the path
     bool absolute = false;
   };
 

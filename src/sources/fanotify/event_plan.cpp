@@ -13,7 +13,7 @@ namespace {
 
 // The order in which kinds happen to one object.
 constexpr std::array<uint32_t, 12> kNaturalOrder = {
-    FAN_CREATE,      FAN_MOVED_TO, FAN_OPEN,       FAN_ACCESS,       FAN_MODIFY,   FAN_ATTRIB,
+    FAN_CREATE,      FAN_MOVED_TO,      FAN_OPEN,       FAN_ACCESS, FAN_MODIFY,      FAN_ATTRIB,
     FAN_CLOSE_WRITE, FAN_CLOSE_NOWRITE, FAN_MOVED_FROM, FAN_DELETE, FAN_DELETE_SELF, FAN_MOVE_SELF};
 // Kinds after which the object no longer has the name (or the identity) the record carries.
 constexpr uint32_t kTerminal = FAN_MOVED_FROM | FAN_DELETE | FAN_DELETE_SELF | FAN_MOVE_SELF;

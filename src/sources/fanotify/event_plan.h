@@ -34,7 +34,7 @@ struct Step {
   Type type = Type::kSingle;
   uint32_t kind = 0;  // kSingle: one FAN_* kind bit
   size_t record = 0;
-  size_t from = 0;    // kMovePair only
+  size_t from = 0;  // kMovePair only
 
   bool operator==(const Step&) const = default;
 };

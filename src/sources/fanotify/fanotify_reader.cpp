@@ -1,4 +1,5 @@
 // Reading the fanotify queue and turning its records into Events.
+#include <poll.h>
 #include <spdlog/spdlog.h>
 #include <sys/fanotify.h>
 #include <unistd.h>
@@ -16,6 +17,8 @@ namespace {
 // Longest chain of parent directories followed when building a path (guards against a
 // cycle in stale cache entries).
 constexpr int kMaxDepth = 4096;
+// How long to wait for the record naming a directory found gone (see ReadQueuedSoon).
+constexpr int kStaleWaitMs = 2;
 constexpr uint64_t kNamingKinds = FAN_DELETE | FAN_MOVED_FROM
 #if HAVE_FAN_RENAME
                                   | FAN_RENAME
@@ -75,8 +78,9 @@ bool FanotifySource::ReadMore(int& budget) {
   read_ts_ = NowNs();
   std::vector<RawRecord> parsed;
   if (!ParseRecords(buf_.get(), static_cast<size_t>(n), own_pid_, parsed)) {
-    read_error_ = Status::Error("fanotify source: the kernel reports an unknown event format; "
-                                "use --backend inotify");
+    read_error_ = Status::Error(
+        "fanotify source: the kernel reports an unknown event format; "
+        "use --backend inotify");
   }
   const size_t begin = records_.size();
   for (auto& r : parsed) {
@@ -207,13 +211,22 @@ std::optional<std::string> FanotifySource::ResolveDir(const HandleKey& key, size
       cache_.StoreAbsolute(cur, std::move(found).value());
       break;
     }
-    // Gone already: the record that removes (and names) it is queued by now.
-    if (found.status().code().value() == ESTALE && ReadMore(extra_reads_)) continue;
+    // Gone already: the record that removes (and names) it is queued by now, or is about to
+    // be (rmdir makes the handle stale just before it queues the record).
+    if (found.status().code().value() == ESTALE && ReadQueuedSoon()) continue;
     spdlog::debug("{}", found.status().message());
     return std::nullopt;
   }
   for (auto it = names.rbegin(); it != names.rend(); ++it) base = Join(base, *it);
   return base;
+}
+
+bool FanotifySource::ReadQueuedSoon() {
+  if (ReadMore(extra_reads_)) return true;
+  if (extra_reads_ <= 0 || !read_error_.ok()) return false;
+  --extra_reads_;
+  pollfd fd = {fan_fd_.get(), POLLIN, 0};
+  return poll(&fd, 1, kStaleWaitMs) > 0 && ReadMore(extra_reads_);
 }
 
 const RawRecord* FanotifySource::NamingRecord(const HandleKey& key, size_t at) const {
@@ -240,7 +253,7 @@ int FanotifySource::MatchRoot(const std::string& path, bool self) const {
 
 void FanotifySource::Emit(std::vector<Event>& out, uint32_t mask, uint32_t cookie, int root,
                           std::string path) {
-  if (!(mask & options_.kinds & kind::kAll)) return;
+  if (!(mask & (options_.kinds | kind::kAlwaysDelivered) & kind::kAll)) return;
   Event e;
   e.ts_ns = read_ts_;
   e.mask = mask;

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/fanotify.h>
+#include <unistd.h>
 
 #include <cstring>
 
@@ -40,7 +41,8 @@ bool DecodeFid(const char* p, size_t len, FidInfo& info) {
 
 bool IsNamedType(uint8_t type) {
 #if HAVE_FAN_RENAME
-  if (type == FAN_EVENT_INFO_TYPE_OLD_DFID_NAME || type == FAN_EVENT_INFO_TYPE_NEW_DFID_NAME) return true;
+  if (type == FAN_EVENT_INFO_TYPE_OLD_DFID_NAME || type == FAN_EVENT_INFO_TYPE_NEW_DFID_NAME)
+    return true;
 #endif
   return type == FAN_EVENT_INFO_TYPE_DFID_NAME;
 }

@@ -22,11 +22,11 @@ namespace fathom::fanotify_internal {
 struct RawRecord {
   uint64_t mask = 0;  // FAN_* bits as read (possibly several merged by the kernel)
   int32_t pid = 0;
-  HandleKey dir;       // the directory holding `name` (old parent for FAN_RENAME); may be empty
-  std::string name;    // entry name in `dir`; empty when the record is about `object` itself
-  HandleKey new_dir;   // FAN_RENAME: the new parent
+  HandleKey dir;      // the directory holding `name` (old parent for FAN_RENAME); may be empty
+  std::string name;   // entry name in `dir`; empty when the record is about `object` itself
+  HandleKey new_dir;  // FAN_RENAME: the new parent
   std::string new_name;
-  HandleKey object;    // the object itself (FID record); empty when the kernel gave none
+  HandleKey object;  // the object itself (FID record); empty when the kernel gave none
 
   bool operator==(const RawRecord&) const = default;
 };

@@ -69,8 +69,8 @@ uint64_t KernelMask(uint32_t kinds, bool rename) {
 }
 
 Status MarkError(int err, const std::string& root) {
-  return Status::FromErrno(err, "file system at " + root +
-                                    " cannot be watched whole by fanotify (fanotify_mark)");
+  return Status::FromErrno(
+      err, "file system at " + root + " cannot be watched whole by fanotify (fanotify_mark)");
 }
 
 bool IsUnder(const std::string& path, const std::string& root) {
@@ -86,10 +86,27 @@ std::vector<std::string> DistinctRoots(std::vector<std::string> roots, bool recu
   if (!recursive) return roots;
   std::vector<std::string> out;
   for (const auto& r : roots) {
-    bool covered = std::any_of(out.begin(), out.end(), [&](const std::string& o) { return IsUnder(r, o); });
+    bool covered =
+        std::any_of(out.begin(), out.end(), [&](const std::string& o) { return IsUnder(r, o); });
     if (!covered) out.push_back(r);
   }
   return out;
+}
+
+// The top of the mount that holds `path` (walking up while the device stays the same). Its
+// descriptor serves open_by_handle_at; unlike `path` itself it cannot be removed, and holding
+// it does not hold back a root's DELETE_SELF (which the kernel sends when the last reference
+// to the removed directory goes).
+std::string MountTop(const std::string& path, dev_t dev) {
+  std::string top = path;
+  while (top != "/") {
+    size_t slash = top.rfind('/');
+    std::string parent = slash == 0 ? "/" : top.substr(0, slash);
+    struct stat st;
+    if (stat(parent.c_str(), &st) != 0 || st.st_dev != dev) break;
+    top = parent;
+  }
+  return top;
 }
 
 }  // namespace
@@ -141,9 +158,11 @@ Result<std::unique_ptr<Source>> FanotifySource::Create(const SourceOptions& opti
   FATHOM_ASSIGN_OR_RETURN(FanotifySettings settings, ParseSettings(options));
   if (options.roots.empty()) return Status::Error("fanotify: no directory to watch was given");
   int wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake < 0) return Status::FromErrno(errno, "fanotify source: cannot create its wake-up eventfd");
+  if (wake < 0)
+    return Status::FromErrno(errno, "fanotify source: cannot create its wake-up eventfd");
   auto roots = DistinctRoots(options.roots, options.recursive);
-  return std::unique_ptr<Source>(new FanotifySource(options, settings, std::move(roots), UniqueFd(wake)));
+  return std::unique_ptr<Source>(
+      new FanotifySource(options, settings, std::move(roots), UniqueFd(wake)));
 }
 
 FanotifySource::FanotifySource(SourceOptions options, FanotifySettings settings,
@@ -174,7 +193,8 @@ Status FanotifySource::AddMarks() {
   bool rename = settings_.use_rename && report_target_fid_;
   for (const auto& root : roots_) {
     struct stat st;
-    if (stat(root.path.c_str(), &st) != 0) return Status::FromErrno(errno, "cannot watch " + root.path);
+    if (stat(root.path.c_str(), &st) != 0)
+      return Status::FromErrno(errno, "cannot watch " + root.path);
     if (!marked.insert(st.st_dev).second) continue;
     uint64_t mask = KernelMask(options_.kinds, rename);
     int rc = fanotify_mark(fan_fd_.get(), FAN_MARK_ADD | FAN_MARK_FILESYSTEM, mask, AT_FDCWD,
@@ -188,10 +208,11 @@ Status FanotifySource::AddMarks() {
                          root.path.c_str());
     }
     if (rc != 0) return MarkError(errno, root.path);
-    int mount_fd = open(root.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (mount_fd < 0) return Status::FromErrno(errno, "fanotify source: open " + root.path);
+    const std::string top = MountTop(root.path, st.st_dev);
+    int mount_fd = open(top.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (mount_fd < 0) return Status::FromErrno(errno, "fanotify source: open " + top);
     UniqueFd owned(mount_fd);
-    FATHOM_ASSIGN_OR_RETURN(std::string fsid, FsidOf(mount_fd, root.path));
+    FATHOM_ASSIGN_OR_RETURN(std::string fsid, FsidOf(mount_fd, top));
     resolver_.AddFileSystem(fsid, std::move(owned));
   }
   watches_ = marked.size();

@@ -85,6 +85,8 @@ class FanotifySource final : public Source {
   // One read(2); parses and plans what it got. False when nothing was read (queue empty, read
   // budget spent, or an error, kept in read_error_).
   bool ReadMore(int& budget);
+  // ReadMore() from the extra budget, waiting a moment for records when none are queued.
+  bool ReadQueuedSoon();
   void Execute(const Step& step, std::vector<Event>& out);
   void ExecuteSingle(const Step& step, std::vector<Event>& out);
   void HandleMove(const RawRecord& from, const HandleKey& to_dir, const std::string& to_name,

@@ -42,7 +42,8 @@ std::vector<std::string> DistinctRoots(std::vector<std::string> roots, bool recu
   if (!recursive) return roots;
   std::vector<std::string> out;
   for (const auto& r : roots) {
-    bool covered = std::any_of(out.begin(), out.end(), [&](const std::string& o) { return IsUnder(r, o); });
+    bool covered =
+        std::any_of(out.begin(), out.end(), [&](const std::string& o) { return IsUnder(r, o); });
     if (!covered) out.push_back(r);
   }
   return out;
@@ -57,7 +58,8 @@ Status Detect(const SourceOptions& options) {
     struct stat st;
     if (stat(root.c_str(), &st) != 0) return Status::FromErrno(errno, "cannot watch " + root);
     if (!S_ISDIR(st.st_mode)) {
-      return Status::Error("cannot watch " + root + ": not a directory (inotify watches directories)");
+      return Status::Error("cannot watch " + root +
+                           ": not a directory (inotify watches directories)");
     }
   }
   return Status::Ok();
@@ -67,12 +69,14 @@ Status Detect(const SourceOptions& options) {
 
 Result<std::unique_ptr<Source>> InotifySource::Create(const SourceOptions& options) {
   int wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake < 0) return Status::FromErrno(errno, "inotify source: cannot create its wake-up eventfd");
+  if (wake < 0)
+    return Status::FromErrno(errno, "inotify source: cannot create its wake-up eventfd");
   auto roots = DistinctRoots(options.roots, options.recursive);
   return std::unique_ptr<Source>(new InotifySource(options, std::move(roots), UniqueFd(wake)));
 }
 
-InotifySource::InotifySource(SourceOptions options, std::vector<std::string> roots, UniqueFd wake_fd)
+InotifySource::InotifySource(SourceOptions options, std::vector<std::string> roots,
+                             UniqueFd wake_fd)
     : options_(std::move(options)),
       tree_(std::move(roots)),
       kernel_mask_(KernelMask(options_.kinds)),

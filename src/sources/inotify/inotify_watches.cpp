@@ -89,7 +89,8 @@ void InotifySource::EnableReads(DirNode* node, const std::string& path) {
   if ((kernel_mask_ | IN_MASK_ADD) == scan_mask_) return;
   int wd = inotify_add_watch(inotify_fd_.get(), path.c_str(), kernel_mask_ | IN_MASK_ADD);
   // Another descriptor: the directory was replaced after its listing; the new one is not ours.
-  if (wd >= 0 && wd != node->wd && tree_.Find(wd) == nullptr) inotify_rm_watch(inotify_fd_.get(), wd);
+  if (wd >= 0 && wd != node->wd && tree_.Find(wd) == nullptr)
+    inotify_rm_watch(inotify_fd_.get(), wd);
 }
 
 void InotifySource::ForgetNode(DirNode* node) {
@@ -119,7 +120,8 @@ void InotifySource::HandleOverflow(std::vector<Event>& out) {
       "inotify: the kernel queue overflowed (fs.inotify.max_queued_events); events were lost, "
       "rescanning the watched directories");
   std::vector<DirNode*> roots = tree_.RootNodes();
-  std::sort(roots.begin(), roots.end(), [](const DirNode* a, const DirNode* b) { return a->root < b->root; });
+  std::sort(roots.begin(), roots.end(),
+            [](const DirNode* a, const DirNode* b) { return a->root < b->root; });
   std::vector<int> todo;
   for (DirNode* root : roots) {
     Emit(out, kind::kOverflow, 0, root, "");

@@ -71,7 +71,8 @@ Status InstanceError(int err) {
   return Status::Error(
       what + ": the limit fs.inotify.max_user_instances (currently " + Current(limit) +
           ") is reached" +
-          NamespaceNote(limit, "/proc/sys/user/max_inotify_instances", "user.max_inotify_instances") +
+          NamespaceNote(limit, "/proc/sys/user/max_inotify_instances",
+                        "user.max_inotify_instances") +
           "; raise it with `sysctl fs.inotify.max_user_instances=" + Suggested(limit, 1024) +
           "` (or in /etc/sysctl.d/), or use `--backend fanotify`, which needs no inotify instance",
       std::error_code(err, std::generic_category()));

@@ -27,7 +27,7 @@ namespace fathom::inotify_internal {
 struct DirNode;
 
 struct DirEntry {
-  DirNode* child = nullptr;   // the watched subdirectory, if this entry is one
+  DirNode* child = nullptr;  // the watched subdirectory, if this entry is one
   bool is_dir = false;
   bool scan_pending = false;  // reported by a scan; a queued IN_CREATE for it is a duplicate
 };
