@@ -62,7 +62,8 @@ std::vector<Event> MakeEvents(size_t n, uint64_t first) {
 bool AddPathIndex(const std::string& path) {
   sqlite3* db = nullptr;
   int rc = sqlite3_open(path.c_str(), &db);
-  if (rc == SQLITE_OK) rc = sqlite3_exec(db, "CREATE INDEX events_by_path ON events(path)", nullptr, nullptr, nullptr);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_exec(db, "CREATE INDEX events_by_path ON events(path)", nullptr, nullptr, nullptr);
   sqlite3_close(db);
   return rc == SQLITE_OK;
 }
@@ -79,7 +80,8 @@ void RunAppend(benchmark::State& state, const AppendSetup& setup) {
   options.path = dir.File("events.db");
   options.sync_full = setup.sync_full;
   options.max_events = setup.max_events;
-  if (!dir.ok() || !EventStore::Open(options).ok() || (setup.path_index && !AddPathIndex(options.path))) {
+  if (!dir.ok() || !EventStore::Open(options).ok() ||
+      (setup.path_index && !AddPathIndex(options.path))) {
     state.SkipWithError("cannot create a store in $TMPDIR");
     return;
   }
@@ -103,7 +105,10 @@ void RunAppend(benchmark::State& state, const AppendSetup& setup) {
 void BM_AppendBatch(benchmark::State& state) {
   RunAppend(state, {.sync_full = state.range(1) != 0, .max_events = 0, .path_index = false});
 }
-BENCHMARK(BM_AppendBatch)->ArgNames({"batch", "sync_full"})->ArgsProduct({{1000, 8000}, {0, 1}})->UseRealTime();
+BENCHMARK(BM_AppendBatch)
+    ->ArgNames({"batch", "sync_full"})
+    ->ArgsProduct({{1000, 8000}, {0, 1}})
+    ->UseRealTime();
 
 void BM_AppendBatchBounded(benchmark::State& state) {
   RunAppend(state, {.sync_full = false, .max_events = 100'000, .path_index = false});
@@ -161,7 +166,8 @@ void RunReplay(benchmark::State& state, const std::string& prefix) {
     }
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kReplayEvents));
-  state.counters["matched"] = benchmark::Counter(static_cast<double>(matched), benchmark::Counter::kIsRate);
+  state.counters["matched"] =
+      benchmark::Counter(static_cast<double>(matched), benchmark::Counter::kIsRate);
 }
 
 void BM_ReplayAll(benchmark::State& state) { RunReplay(state, ""); }

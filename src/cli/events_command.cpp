@@ -44,8 +44,9 @@ bool UnderPrefix(const std::string& path, const std::string& prefix) {
 }
 
 std::string RemovedMessage(uint64_t from, uint64_t to, std::optional<uint64_t> oldest_held) {
-  std::string ids = from == to ? "event " + std::to_string(from) + " was"
-                               : "events " + std::to_string(from) + ".." + std::to_string(to) + " were";
+  std::string ids = from == to
+                        ? "event " + std::to_string(from) + " was"
+                        : "events " + std::to_string(from) + ".." + std::to_string(to) + " were";
   std::string held = oldest_held ? "the oldest held is " + std::to_string(*oldest_held)
                                  : "the store holds no older event now";
   return ids + " removed by retention (max-events/max-age); " + held;
@@ -76,7 +77,10 @@ class Printer {
 class EventsRun {
  public:
   EventsRun(const EventsArgs& args, bool since_given)
-      : args_(args), since_given_(since_given), prefix_(NormalizePrefix(args.path)), printer_(args.format) {}
+      : args_(args),
+        since_given_(since_given),
+        prefix_(NormalizePrefix(args.path)),
+        printer_(args.format) {}
 
   int Run() {
     StoreOptions options;
@@ -95,8 +99,8 @@ class EventsRun {
     if (!last.ok()) return Fail("events", last.status().message(), kExitFailure);
     if (since_given_ && args_.since > last.value()) {
       return Fail("events",
-                  "--since " + std::to_string(args_.since) + " is past the newest id of " + args_.store +
-                      " (" + std::to_string(last.value()) +
+                  "--since " + std::to_string(args_.since) + " is past the newest id of " +
+                      args_.store + " (" + std::to_string(last.value()) +
                       "): that id did not come from this store (was it recreated?)",
                   kExitFailure);
     }
@@ -156,7 +160,8 @@ class EventsRun {
     });
     FATHOM_RETURN_IF_ERROR(status);
     if (removed) {
-      return Status::Error(args_.store + ": " + RemovedMessage(removed->first, removed->second, removed->second + 1));
+      return Status::Error(args_.store + ": " +
+                           RemovedMessage(removed->first, removed->second, removed->second + 1));
     }
     if (!interrupted && contiguous && expected && *expected <= upto) {
       return Status::Error(args_.store + ": " + RemovedMessage(*expected, upto, std::nullopt));
@@ -171,7 +176,7 @@ class EventsRun {
   const std::string prefix_;
   Printer printer_;
   std::unique_ptr<EventStore> store_;
-  uint64_t cursor_ = 0;   // every event up to this id has been seen
+  uint64_t cursor_ = 0;  // every event up to this id has been seen
   uint64_t printed_ = 0;
   std::mutex mu_;
   std::condition_variable wake_;
@@ -203,7 +208,8 @@ CommandRunner AddEventsCommand(CLI::App& app) {
       "--since", args->since,
       "Print only events after this id; fails if retention already removed some of them");
   since->type_name("ID")->check(WholeNumber());
-  cmd->add_option("--path", args->path, "Print only events on this path or below it")->type_name("PREFIX");
+  cmd->add_option("--path", args->path, "Print only events on this path or below it")
+      ->type_name("PREFIX");
   cmd->add_option("-n,--limit", args->limit, "Print at most N events")
       ->type_name("N")
       ->check(WholeNumber());

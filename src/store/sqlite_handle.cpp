@@ -51,7 +51,8 @@ std::string Cause(int rc, int sys_errno) {
 Status SqliteError(const std::string& path, sqlite3* db, int rc, std::string_view what) {
   int sys_errno = db != nullptr ? sqlite3_system_errno(db) : 0;
   if ((rc & 0xff) == SQLITE_FULL && sys_errno == 0) sys_errno = ENOSPC;
-  std::string message = "event store " + path + ": " + std::string(what) + ": " + Cause(rc, sys_errno);
+  std::string message =
+      "event store " + path + ": " + std::string(what) + ": " + Cause(rc, sys_errno);
   const char* detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   message += " (sqlite: ";
   message += detail;
@@ -119,7 +120,8 @@ Status Connection::Exec(const char* sql, std::string_view what) const {
   return Status::Ok();
 }
 
-Result<int64_t> Connection::QueryInt(const char* sql, std::string_view what, int64_t fallback) const {
+Result<int64_t> Connection::QueryInt(const char* sql, std::string_view what,
+                                     int64_t fallback) const {
   sqlite3_stmt* raw = nullptr;
   int rc = sqlite3_prepare_v2(db_, sql, -1, &raw, nullptr);
   if (rc != SQLITE_OK) return Error(rc, what);

@@ -16,11 +16,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kRowsPerInsert = 32;           // rows bound into one multi-row INSERT
+constexpr int kRowsPerInsert = 32;  // rows bound into one multi-row INSERT
 constexpr int kColumnsPerRow = 8;
-constexpr uint64_t kPruneChunk = 50'000;     // rows removed per transaction at most
+constexpr uint64_t kPruneChunk = 50'000;  // rows removed per transaction at most
 constexpr auto kAgeCheckInterval = std::chrono::seconds(1);
-constexpr const char* kSelectColumns = "SELECT id, ts, mask, cookie, root, path, source, attrs FROM events";
+constexpr const char* kSelectColumns =
+    "SELECT id, ts, mask, cookie, root, path, source, attrs FROM events";
 
 std::string MultiRowInsert(int rows) {
   std::string sql = "INSERT INTO events(id, ts, mask, cookie, root, path, source, attrs) VALUES";
@@ -64,13 +65,16 @@ struct WriterStatements {
     FATHOM_ASSIGN_OR_RETURN(w.commit, db.Prepare("COMMIT", what));
     FATHOM_ASSIGN_OR_RETURN(w.insert_many, db.Prepare(MultiRowInsert(kRowsPerInsert), what));
     FATHOM_ASSIGN_OR_RETURN(w.insert_one, db.Prepare(MultiRowInsert(1), what));
-    FATHOM_ASSIGN_OR_RETURN(w.read_last, db.Prepare("SELECT value FROM meta WHERE key = 'last_id'", what));
-    FATHOM_ASSIGN_OR_RETURN(w.write_last, db.Prepare("UPDATE meta SET value = ?1 WHERE key = 'last_id'", what));
+    FATHOM_ASSIGN_OR_RETURN(w.read_last,
+                            db.Prepare("SELECT value FROM meta WHERE key = 'last_id'", what));
+    FATHOM_ASSIGN_OR_RETURN(w.write_last,
+                            db.Prepare("UPDATE meta SET value = ?1 WHERE key = 'last_id'", what));
     FATHOM_ASSIGN_OR_RETURN(w.first_id, db.Prepare("SELECT min(id) FROM events", what));
     FATHOM_ASSIGN_OR_RETURN(w.delete_below, db.Prepare("DELETE FROM events WHERE id < ?1", what));
-    FATHOM_ASSIGN_OR_RETURN(w.first_young,
-                            db.Prepare("SELECT id FROM events WHERE id >= ?1 AND id < ?2 AND ts >= ?3 "
-                                       "ORDER BY id LIMIT 1", what));
+    FATHOM_ASSIGN_OR_RETURN(
+        w.first_young, db.Prepare("SELECT id FROM events WHERE id >= ?1 AND id < ?2 AND ts >= ?3 "
+                                  "ORDER BY id LIMIT 1",
+                                  what));
     return w;
   }
 };
@@ -107,7 +111,8 @@ Status SqliteStore::RequireWriter(std::string_view what) const {
                        ": the store was opened read-only");
 }
 
-Result<int64_t> SqliteStore::QueryPrepared(Statement& stmt, std::string_view what, int64_t fallback) {
+Result<int64_t> SqliteStore::QueryPrepared(Statement& stmt, std::string_view what,
+                                           int64_t fallback) {
   int rc = sqlite3_step(stmt.get());
   int64_t value = fallback;
   if (rc == SQLITE_ROW) {
@@ -144,7 +149,8 @@ Result<uint64_t> SqliteStore::RemoveExpired(uint64_t last_id, uint64_t max_rows,
     stop = last_id - options_.max_events + 1;
   }
   if (check_age && options_.max_age.count() > 0 && std::max(oldest, stop) < cap) {
-    const int64_t age_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(options_.max_age).count();
+    const int64_t age_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(options_.max_age).count();
     w_.first_young.BindInt(1, static_cast<int64_t>(std::max(oldest, stop)));
     w_.first_young.BindInt(2, static_cast<int64_t>(cap));
     w_.first_young.BindInt(3, NowNs() - age_ns);
@@ -174,7 +180,8 @@ Status SqliteStore::Append(std::vector<Event>& batch) {
     FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.write_last, "recording the last id"));
     if (options_.max_events > 0 || check_age) {
       FATHOM_ASSIGN_OR_RETURN(uint64_t removed, RemoveExpired(id, kPruneChunk, check_age));
-      if (removed > 0) spdlog::debug("event store {}: removed {} expired events", options_.path, removed);
+      if (removed > 0)
+        spdlog::debug("event store {}: removed {} expired events", options_.path, removed);
     }
     return db_.StepDone(w_.commit, "committing events");
   };
@@ -196,7 +203,8 @@ Status SqliteStore::Prune() {
     auto run = [&]() -> Status {
       FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.begin, "locking the store for writing"));
       FATHOM_ASSIGN_OR_RETURN(int64_t last, QueryPrepared(w_.read_last, "reading the last id"));
-      FATHOM_ASSIGN_OR_RETURN(removed, RemoveExpired(static_cast<uint64_t>(last), kPruneChunk, true));
+      FATHOM_ASSIGN_OR_RETURN(removed,
+                              RemoveExpired(static_cast<uint64_t>(last), kPruneChunk, true));
       return db_.StepDone(w_.commit, "committing the removal of expired events");
     };
     Status status = run();
@@ -227,7 +235,8 @@ Status SqliteStore::Replay(const ReplayQuery& query, const std::function<bool(co
     stmt.BindText(3, under);
     stmt.BindText(4, past);
   }
-  stmt.BindInt(5, query.limit == 0 ? -1 : static_cast<int64_t>(std::min<uint64_t>(query.limit, INT64_MAX)));
+  stmt.BindInt(
+      5, query.limit == 0 ? -1 : static_cast<int64_t>(std::min<uint64_t>(query.limit, INT64_MAX)));
   Event e;
   for (;;) {
     int rc = sqlite3_step(stmt.get());
@@ -239,13 +248,14 @@ Status SqliteStore::Replay(const ReplayQuery& query, const std::function<bool(co
 }
 
 Result<uint64_t> SqliteStore::LastId() {
-  FATHOM_ASSIGN_OR_RETURN(int64_t last,
-                          db_.QueryInt("SELECT value FROM meta WHERE key = 'last_id'", "reading the last id"));
+  FATHOM_ASSIGN_OR_RETURN(int64_t last, db_.QueryInt("SELECT value FROM meta WHERE key = 'last_id'",
+                                                     "reading the last id"));
   return static_cast<uint64_t>(last);
 }
 
 Result<uint64_t> SqliteStore::FirstId() {
-  FATHOM_ASSIGN_OR_RETURN(int64_t first, db_.QueryInt("SELECT min(id) FROM events", "finding the oldest event"));
+  FATHOM_ASSIGN_OR_RETURN(int64_t first,
+                          db_.QueryInt("SELECT min(id) FROM events", "finding the oldest event"));
   return static_cast<uint64_t>(first);
 }
 

@@ -46,24 +46,29 @@ Status CheckIdentity(const Connection& db, bool read_only) {
   if (!app_id.ok()) {
     int rc = sqlite3_extended_errcode(db.get());
     if ((rc & 0xff) == SQLITE_NOTADB) {
-      return Status::Error(path + " is not a fathom event store (not a SQLite database): give the "
+      return Status::Error(path +
+                           " is not a fathom event store (not a SQLite database): give the "
                            "file written by `fathom watch --store`");
     }
     if (read_only && ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN)) {
-      return Status::Error(
-          "cannot read event store " + path + ": while no `fathom watch --store` runs on it, a reader "
-          "must create " + path + "-shm beside it, and this user cannot write there; read it as the "
-          "store's owner or while its writer runs",
-          std::error_code(EACCES, std::generic_category()));
+      return Status::Error("cannot read event store " + path +
+                               ": while no `fathom watch --store` runs on it, a reader "
+                               "must create " +
+                               path +
+                               "-shm beside it, and this user cannot write there; read it as the "
+                               "store's owner or while its writer runs",
+                           std::error_code(EACCES, std::generic_category()));
     }
     return app_id.status();
   }
-  FATHOM_ASSIGN_OR_RETURN(int64_t version, db.QueryInt("PRAGMA user_version", "reading the schema version"));
+  FATHOM_ASSIGN_OR_RETURN(int64_t version,
+                          db.QueryInt("PRAGMA user_version", "reading the schema version"));
   FATHOM_ASSIGN_OR_RETURN(int64_t objects,
                           db.QueryInt("SELECT count(*) FROM sqlite_schema", "reading the schema"));
   if (app_id.value() != kApplicationId) {
     if (objects > 0 || read_only) {
-      return Status::Error(path + " is not a fathom event store (a SQLite database of another "
+      return Status::Error(path +
+                           " is not a fathom event store (a SQLite database of another "
                            "application): give the file written by `fathom watch --store`");
     }
     return Status::Ok();  // a new, empty database: the writer creates the schema
@@ -74,7 +79,8 @@ Status CheckIdentity(const Connection& db, bool read_only) {
                          "): use a newer fathom to read it");
   }
   if (version < 1) {
-    return Status::Error("event store " + path + " has no schema version: it is damaged; move it "
+    return Status::Error("event store " + path +
+                         " has no schema version: it is damaged; move it "
                          "aside (fathom watch --store then starts a new store)");
   }
   return Status::Ok();
@@ -89,13 +95,17 @@ Result<std::string> QueryText(const Connection& db, const char* sql, std::string
 }
 
 Status PrepareWriter(const Connection& db, bool sync_full) {
-  FATHOM_ASSIGN_OR_RETURN(std::string mode, QueryText(db, "PRAGMA journal_mode=WAL", "switching to WAL mode"));
+  FATHOM_ASSIGN_OR_RETURN(std::string mode,
+                          QueryText(db, "PRAGMA journal_mode=WAL", "switching to WAL mode"));
   if (mode != "wal") {
-    return Status::Error("event store " + db.path() + ": cannot use WAL mode there (journal mode "
-                         "stays '" + mode + "'); put the store on a local file system");
+    return Status::Error("event store " + db.path() +
+                         ": cannot use WAL mode there (journal mode "
+                         "stays '" +
+                         mode + "'); put the store on a local file system");
   }
-  FATHOM_RETURN_IF_ERROR(db.Exec(sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
-                                 "setting the sync mode"));
+  FATHOM_RETURN_IF_ERROR(
+      db.Exec(sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
+              "setting the sync mode"));
   // Checkpoints leave the WAL file at most this large instead of at its peak size.
   FATHOM_RETURN_IF_ERROR(db.Exec("PRAGMA journal_size_limit=67108864", "limiting the WAL size"));
   FATHOM_RETURN_IF_ERROR(db.Exec("BEGIN IMMEDIATE", "locking the store to create its schema"));

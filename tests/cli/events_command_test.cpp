@@ -73,8 +73,9 @@ TEST_F(EventsCommand, SincePrintsExactlyTheLaterEventsAsJson) {
 TEST_F(EventsCommand, SincePrintsExactlyTheLaterEventsInInotifyFormat) {
   auto r = Events(db_, {"--since", "9"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(Lines(r.out), (std::vector<std::string>{"/watched CREATE /f10", "/watched CREATE,ISDIR /a/x",
-                                                    "/watched DELETE /ab"}));
+  EXPECT_EQ(Lines(r.out),
+            (std::vector<std::string>{"/watched CREATE /f10", "/watched CREATE,ISDIR /a/x",
+                                      "/watched DELETE /ab"}));
 }
 
 TEST_F(EventsCommand, WithoutSincePrintsEverythingHeld) {
@@ -115,7 +116,8 @@ TEST_F(EventsCommand, OtherVocabulariesAreAvailable) {
 TEST_F(EventsCommand, SinceBeyondTheNewestIdFails) {
   auto r = Events(db_, {"--since", "13"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("--since 13 is past the newest id of " + db_ + " (12)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--since 13 is past the newest id of " + db_ + " (12)"), std::string::npos)
+      << r.err;
   EXPECT_EQ(r.out, "");
 }
 
@@ -133,8 +135,10 @@ TEST(EventsCommandRetention, SinceIntoARemovedRangeFailsNamingTheMissingIds) {
   auto r = Events(db, {"--since", "3"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "") << "nothing is printed past a gap";
-  EXPECT_NE(r.err.find("events 4..15 were removed by retention (max-events/max-age); the oldest held is 16"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find(
+          "events 4..15 were removed by retention (max-events/max-age); the oldest held is 16"),
+      std::string::npos)
       << r.err;
 
   r = Events(db, {"--since", "14"});
@@ -158,8 +162,9 @@ TEST(EventsCommandErrors, MissingStoreFailsSayingToStartWatch) {
   const std::string db = dir / "absent.db";
   auto r = Events(db, {});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("no event store at " + db + ": start `fathom watch --store " + db + "` first"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("no event store at " + db + ": start `fathom watch --store " + db + "` first"),
+      std::string::npos)
       << r.err;
 }
 
@@ -215,7 +220,8 @@ class EventsFollow : public EventsCommand {
 };
 
 TEST_F(EventsFollow, FollowPrintsNewEventsAsTheyAreStoredUntilSigterm) {
-  Subprocess p({FathomBinary(), "events", "--store", db_, "--since", "10", "--follow", "--format", "json"});
+  Subprocess p(
+      {FathomBinary(), "events", "--store", db_, "--since", "10", "--follow", "--format", "json"});
   EXPECT_EQ(JsonIds(ReadLines(p, 2)), IdRange(11, 12));
   AppendMore({"/watched/g1", "/watched/g2"});
   EXPECT_EQ(JsonIds(ReadLines(p, 2)), IdRange(13, 14));
@@ -230,7 +236,8 @@ TEST_F(EventsFollow, FollowAppliesThePathFilterToNewEvents) {
   Subprocess p({FathomBinary(), "events", "--store", db_, "--path", "/watched/a", "--follow"});
   EXPECT_EQ(ReadLines(p, 1), std::vector<std::string>{"/watched CREATE,ISDIR /a/x"});
   AppendMore({"/watched/ab/1", "/watched/a/2", "/watched/b", "/watched/a"});
-  EXPECT_EQ(ReadLines(p, 2), (std::vector<std::string>{"/watched CREATE /a/2", "/watched CREATE /a"}));
+  EXPECT_EQ(ReadLines(p, 2),
+            (std::vector<std::string>{"/watched CREATE /a/2", "/watched CREATE /a"}));
   p.Signal(SIGINT);
   EXPECT_EQ(p.Wait(), 0) << p.stderr_text();
 }
@@ -257,8 +264,8 @@ TEST_F(EventsFollow, ConsumerRestartingWithItsLastIdGetsExactlyTheEventsAfterIt)
 }
 
 TEST_F(EventsFollow, FollowWithLimitExitsOnceItPrintedThatMany) {
-  Subprocess p({FathomBinary(), "events", "--store", db_, "--since", "11", "--follow", "--limit", "3",
-                "--format", "json"});
+  Subprocess p({FathomBinary(), "events", "--store", db_, "--since", "11", "--follow", "--limit",
+                "3", "--format", "json"});
   EXPECT_EQ(JsonIds(ReadLines(p, 1)), IdRange(12, 12));
   AppendMore({"/watched/i1", "/watched/i2", "/watched/i3"});
   EXPECT_EQ(JsonIds(p.ReadAllLines(10s)), IdRange(13, 14));

@@ -67,7 +67,8 @@ std::vector<Printed> ReadPrinted(Subprocess& p, std::chrono::milliseconds window
   std::vector<Printed> printed;
   const auto deadline = std::chrono::steady_clock::now() + window;
   while (std::chrono::steady_clock::now() < deadline) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     auto line = p.ReadLine(std::max(left, 1ms));
     if (!line) break;
     auto j = nlohmann::json::parse(*line);
@@ -121,7 +122,8 @@ TEST(StoreCrash, WatchKilledAtRandomMomentsLeavesASoundStoreHoldingEveryPrintedE
     }
     uint64_t last_printed = previous_max;
     for (const auto& p : printed) {
-      ASSERT_GT(p.id, last_printed) << "printed ids increase, and continue above the previous run's";
+      ASSERT_GT(p.id, last_printed)
+          << "printed ids increase, and continue above the previous run's";
       last_printed = p.id;
       auto it = stored.find(p.id);
       ASSERT_NE(it, stored.end()) << "printed but not stored: " << p.line;
@@ -160,8 +162,8 @@ TEST(StoreCrash, ConsumerRestartingWithEventsSinceLastGetsExactlyTheNewerEvents)
   auto last = store.value()->LastId();
   ASSERT_TRUE(last.ok());
 
-  auto r = testing::Run({FathomBinary(), "events", "--store", db, "--since", std::to_string(consumer_last),
-                         "--format", "json"},
+  auto r = testing::Run({FathomBinary(), "events", "--store", db, "--since",
+                         std::to_string(consumer_last), "--format", "json"},
                         60s);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<uint64_t> ids;

@@ -234,7 +234,8 @@ class ReplayQueries : public ::testing::Test {
   }
   std::vector<std::string> Paths(const ReplayQuery& q) {
     std::vector<std::string> paths;
-    for (const auto& e : ReplayAll(*store_, q)) paths.push_back(std::to_string(e.id) + ":" + e.path);
+    for (const auto& e : ReplayAll(*store_, q))
+      paths.push_back(std::to_string(e.id) + ":" + e.path);
     return paths;
   }
   testing::TempDir dir_;
@@ -263,8 +264,7 @@ TEST_F(ReplayQueries, PrefixMatchesThePathAndItsDescendantsButNotSiblings) {
 }
 
 TEST_F(ReplayQueries, SincePrefixAndLimitCombine) {
-  EXPECT_EQ(Paths(Query(1, "/a/b", 2)),
-            (std::vector<std::string>{"2:/a/b/c", "6:/a/b/c/d"}));
+  EXPECT_EQ(Paths(Query(1, "/a/b", 2)), (std::vector<std::string>{"2:/a/b/c", "6:/a/b/c/d"}));
 }
 
 TEST_F(ReplayQueries, ReplayStopsWhenTheCallbackSaysSo) {
@@ -308,8 +308,9 @@ TEST(EventStoreOpen, SqliteDatabaseOfAnotherApplicationIsNotAnEventStore) {
   for (bool read_only : {true, false}) {
     auto store = EventStore::Open(read_only ? ReaderOptions(db) : WriterOptions(db));
     ASSERT_FALSE(store.ok());
-    EXPECT_NE(store.status().message().find("is not a fathom event store (a SQLite database of another"),
-              std::string::npos)
+    EXPECT_NE(
+        store.status().message().find("is not a fathom event store (a SQLite database of another"),
+        std::string::npos)
         << store.status().message();
   }
 }
@@ -320,7 +321,8 @@ TEST(EventStoreOpen, EmptyFileIsNotYetAStoreForAReaderButAWriterInitializesIt) {
   std::ofstream{db};
   auto reader = EventStore::Open(ReaderOptions(db));
   ASSERT_FALSE(reader.ok());
-  EXPECT_NE(reader.status().message().find("is empty, not yet a fathom event store"), std::string::npos);
+  EXPECT_NE(reader.status().message().find("is empty, not yet a fathom event store"),
+            std::string::npos);
   auto writer = OpenOrDie(WriterOptions(db));
   ASSERT_NE(writer, nullptr);
   auto batch = MakeBatch(2);
@@ -337,8 +339,9 @@ TEST(EventStoreOpen, NewerSchemaVersionIsRefusedWithAClearError) {
     auto store = EventStore::Open(read_only ? ReaderOptions(db) : WriterOptions(db));
     ASSERT_FALSE(store.ok());
     EXPECT_EQ(store.status().message(),
-              "event store " + db + " has schema version 7, newer than this fathom understands (1): "
-              "use a newer fathom to read it");
+              "event store " + db +
+                  " has schema version 7, newer than this fathom understands (1): "
+                  "use a newer fathom to read it");
   }
 }
 
@@ -346,7 +349,8 @@ TEST(EventStoreOpen, WriterInAMissingDirectorySaysSo) {
   testing::TempDir dir;
   auto store = EventStore::Open(WriterOptions(dir / "no/such/events.db"));
   ASSERT_FALSE(store.ok());
-  EXPECT_NE(store.status().message().find("directory " + dir / "no/such" + " does not exist"), std::string::npos)
+  EXPECT_NE(store.status().message().find("directory " + dir / "no/such" + " does not exist"),
+            std::string::npos)
       << store.status().message();
 }
 
@@ -383,19 +387,26 @@ TEST(EventStoreOpen, ReaderWithoutWriteAccessToAnIdleStoreIsToldWhy) {
     if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
     auto store = EventStore::Open(ReaderOptions(db));
     std::string message = store.ok() ? "opened" : store.status().message();
-    _exit(write(fds[1], message.data(), message.size()) == static_cast<ssize_t>(message.size()) ? 0 : 4);
+    _exit(write(fds[1], message.data(), message.size()) == static_cast<ssize_t>(message.size())
+              ? 0
+              : 4);
   }
   close(fds[1]);
   std::string message;
   char buf[512];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) message.append(buf, static_cast<size_t>(n));
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;)
+    message.append(buf, static_cast<size_t>(n));
   close(fds[0]);
   int wstatus = 0;
   ASSERT_EQ(waitpid(child, &wstatus, 0), child);
-  ASSERT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) << "child could not drop privileges (tests run as root)";
-  EXPECT_EQ(message, "cannot read event store " + db + ": while no `fathom watch --store` runs on it, a reader "
-                     "must create " + db + "-shm beside it, and this user cannot write there; read it as the "
-                     "store's owner or while its writer runs");
+  ASSERT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0)
+      << "child could not drop privileges (tests run as root)";
+  EXPECT_EQ(message, "cannot read event store " + db +
+                         ": while no `fathom watch --store` runs on it, a reader "
+                         "must create " +
+                         db +
+                         "-shm beside it, and this user cannot write there; read it as the "
+                         "store's owner or while its writer runs");
 }
 
 TEST(EventStoreOpen, CorruptFileGivesAClearErrorNamingTheFile) {
@@ -421,7 +432,8 @@ TEST(EventStoreOpen, CorruptFileGivesAClearErrorNamingTheFile) {
   }
   ASSERT_FALSE(failure.ok()) << "the damage went unnoticed";
   EXPECT_NE(failure.message().find("event store " + db), std::string::npos) << failure.message();
-  EXPECT_NE(failure.message().find("the file is corrupt; move it aside"), std::string::npos) << failure.message();
+  EXPECT_NE(failure.message().find("the file is corrupt; move it aside"), std::string::npos)
+      << failure.message();
 }
 
 TEST(EventStoreOpen, SchemaIsVersionedWalFileWithoutPathIndex) {
@@ -430,7 +442,8 @@ TEST(EventStoreOpen, SchemaIsVersionedWalFileWithoutPathIndex) {
   ASSERT_NE(OpenOrDie(WriterOptions(db)), nullptr);
   EXPECT_EQ(testing::SqlColumn(db, "PRAGMA user_version"), std::vector<std::string>{"1"});
   EXPECT_EQ(testing::SqlColumn(db, "PRAGMA journal_mode"), std::vector<std::string>{"wal"});
-  EXPECT_EQ(testing::SqlColumn(db, "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events'"),
+  EXPECT_EQ(testing::SqlColumn(
+                db, "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events'"),
             std::vector<std::string>{});
 }
 

@@ -6,8 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -137,11 +137,13 @@ TEST(StoreCrash, WriterKilledMidAppendLeavesAConsistentBoundedStoreAndIdsContinu
       AppendForever(db, fds[1], round % 2 == 0);
     }
     close(fds[1]);
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(50, 300)(rng)));
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::uniform_int_distribution<int>(50, 300)(rng)));
     kill(child, SIGKILL);
     int wstatus = 0;
     ASSERT_EQ(waitpid(child, &wstatus, 0), child);
-    ASSERT_TRUE(WIFSIGNALED(wstatus)) << "the writer failed on its own, exit " << WEXITSTATUS(wstatus);
+    ASSERT_TRUE(WIFSIGNALED(wstatus))
+        << "the writer failed on its own, exit " << WEXITSTATUS(wstatus);
     uint64_t committed = 0, value = 0;
     while (read(fds[0], &value, sizeof value) == sizeof value) committed = value;
     close(fds[0]);
@@ -186,7 +188,8 @@ class TinyFileSystem {
 class StoreDiskFull : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_EQ(fs_.error(), 0) << "mounting a 256 KiB tmpfs on " << dir_.path() << " failed (tests run "
+    ASSERT_EQ(fs_.error(), 0) << "mounting a 256 KiB tmpfs on " << dir_.path()
+                              << " failed (tests run "
                               << "as root): " << std::strerror(fs_.error());
   }
   // Appends 200-event batches until one fails; returns that failure and the last committed id.

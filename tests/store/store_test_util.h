@@ -13,7 +13,8 @@
 
 namespace fathom::testing {
 
-inline Event MakeEvent(const std::string& path, int64_t ts_ns = NowNs(), uint32_t mask = kind::kCreate) {
+inline Event MakeEvent(const std::string& path, int64_t ts_ns = NowNs(),
+                       uint32_t mask = kind::kCreate) {
   Event e;
   e.ts_ns = ts_ns;
   e.mask = mask;
@@ -28,7 +29,8 @@ inline std::vector<Event> MakeBatch(size_t n, size_t first = 0, const std::strin
                                     int64_t ts_ns = NowNs()) {
   std::vector<Event> batch;
   batch.reserve(n);
-  for (size_t i = first; i < first + n; ++i) batch.push_back(MakeEvent("/watched/" + stem + std::to_string(i), ts_ns));
+  for (size_t i = first; i < first + n; ++i)
+    batch.push_back(MakeEvent("/watched/" + stem + std::to_string(i), ts_ns));
   return batch;
 }
 

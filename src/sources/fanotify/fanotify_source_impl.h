@@ -37,7 +37,7 @@
 #include "sources/fanotify/event_plan.h"
 #include "sources/fanotify/fanotify_records.h"
 #include "sources/fanotify/handle_resolver.h"
-#include "sources/fanotify/unique_fd.h"
+#include "core/unique_fd.h"
 
 namespace fathom::fanotify_internal {
 

@@ -32,7 +32,6 @@ Result<std::string> HandleResolver::PathOf(const HandleKey& key) const {
     return Status::Error("fanotify: a directory handle from a file system that is not watched",
                          std::error_code(EXDEV, std::generic_category()));
   }
-  ++lookups_;
   HandleBuffer buf;
   buf.fh.handle_bytes = static_cast<unsigned>(bytes.size());
   buf.fh.handle_type = KeyHandleType(key);

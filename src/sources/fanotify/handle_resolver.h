@@ -6,14 +6,13 @@
 // Not thread-safe: used by the one thread that drains the source.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
 #include "fathom/status.h"
 #include "sources/fanotify/handle_key.h"
-#include "sources/fanotify/unique_fd.h"
+#include "core/unique_fd.h"
 
 namespace fathom::fanotify_internal {
 
@@ -25,11 +24,8 @@ class HandleResolver {
   // readlink gave (ESTALE: the directory is gone; EXDEV: a file system fathom does not watch).
   Result<std::string> PathOf(const HandleKey& key) const;
 
-  uint64_t lookups() const { return lookups_; }
-
  private:
   std::unordered_map<std::string, UniqueFd> mounts_;
-  mutable uint64_t lookups_ = 0;
 };
 
 // The handle of `path` on its file system (name_to_handle_at + statfs's fsid).

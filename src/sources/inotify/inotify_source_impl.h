@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "fathom/source.h"
-#include "sources/inotify/unique_fd.h"
+#include "core/unique_fd.h"
 #include "sources/inotify/watch_tree.h"
 
 namespace fathom::inotify_internal {

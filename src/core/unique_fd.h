@@ -1,14 +1,14 @@
 // unique_fd.h — move-only owner of one file descriptor.
 //
-// Closes the descriptor on destruction or reset. Not thread-safe; the descriptor number may be
-// read from any thread while the owner is alive (get()).
+// Closes the descriptor on destruction or reset. Not thread-safe; the descriptor number itself
+// may be read from any thread while the owner is alive (get()).
 #pragma once
 
 #include <unistd.h>
 
 #include <utility>
 
-namespace fathom::fanotify_internal {
+namespace fathom {
 
 class UniqueFd {
  public:
@@ -37,4 +37,4 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-}  // namespace fathom::fanotify_internal
+}  // namespace fathom
