@@ -36,12 +36,6 @@ std::string_view Parent(std::string_view path) {
   return slash == 0 ? std::string_view("/") : path.substr(0, slash);
 }
 
-bool IsUnder(const std::string& path, const std::string& root) {
-  if (root == "/") return path.size() > 1 && path[0] == '/';
-  return path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
-         path[root.size()] == '/';
-}
-
 }  // namespace
 
 Status FanotifySource::Drain(std::vector<Event>& out) {
@@ -244,7 +238,7 @@ int FanotifySource::MatchRoot(const std::string& path, bool self) const {
       if (self) return static_cast<int>(i);
       continue;
     }
-    if (options_.recursive ? IsUnder(path, root.path) : Parent(path) == root.path) {
+    if (options_.recursive ? source_internal::IsUnder(path, root.path) : Parent(path) == root.path) {
       return static_cast<int>(i);
     }
   }

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spdlog/spdlog.h>
-#include <sys/eventfd.h>
 #include <sys/fanotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -73,26 +72,6 @@ Status MarkError(int err, const std::string& root) {
       err, "file system at " + root + " cannot be watched whole by fanotify (fanotify_mark)");
 }
 
-bool IsUnder(const std::string& path, const std::string& root) {
-  if (root == "/") return path != "/";
-  return path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
-         path[root.size()] == '/';
-}
-
-// The distinct roots; with `recursive`, a root inside another root is already covered by it.
-std::vector<std::string> DistinctRoots(std::vector<std::string> roots, bool recursive) {
-  std::sort(roots.begin(), roots.end());
-  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
-  if (!recursive) return roots;
-  std::vector<std::string> out;
-  for (const auto& r : roots) {
-    bool covered =
-        std::any_of(out.begin(), out.end(), [&](const std::string& o) { return IsUnder(r, o); });
-    if (!covered) out.push_back(r);
-  }
-  return out;
-}
-
 // The top of the mount that holds `path` (walking up while the device stays the same). Its
 // descriptor serves open_by_handle_at; unlike `path` itself it cannot be removed, and holding
 // it does not hold back a root's DELETE_SELF (which the kernel sends when the last reference
@@ -157,20 +136,18 @@ Status Detect(const SourceOptions& options) {
 Result<std::unique_ptr<Source>> FanotifySource::Create(const SourceOptions& options) {
   FATHOM_ASSIGN_OR_RETURN(FanotifySettings settings, ParseSettings(options));
   if (options.roots.empty()) return Status::Error("fanotify: no directory to watch was given");
-  int wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake < 0)
-    return Status::FromErrno(errno, "fanotify source: cannot create its wake-up eventfd");
-  auto roots = DistinctRoots(options.roots, options.recursive);
+  FATHOM_ASSIGN_OR_RETURN(auto waker, source_internal::StopWaker::Create("fanotify"));
+  auto roots = source_internal::DistinctRoots(options.roots, options.recursive);
   return std::unique_ptr<Source>(
-      new FanotifySource(options, settings, std::move(roots), UniqueFd(wake)));
+      new FanotifySource(options, settings, std::move(roots), std::move(waker)));
 }
 
 FanotifySource::FanotifySource(SourceOptions options, FanotifySettings settings,
-                               std::vector<std::string> roots, UniqueFd wake_fd)
+                               std::vector<std::string> roots, source_internal::StopWaker waker)
     : options_(std::move(options)),
       settings_(settings),
       cache_(settings.cache_size),
-      wake_fd_(std::move(wake_fd)),
+      waker_(std::move(waker)),
       buf_(std::make_unique<uint64_t[]>(kReadBufferBytes / sizeof(uint64_t))) {
   for (auto& r : roots) roots_.push_back(Root{std::move(r), {}, true});
 }
@@ -220,21 +197,10 @@ Status FanotifySource::AddMarks() {
 }
 
 Status FanotifySource::Wait(std::chrono::milliseconds timeout) {
-  if (stopped_) return Status::Ok();
-  if (!fan_fd_.valid()) return Status::Error("fanotify source: Wait() before Start()");
-  pollfd fds[2] = {{fan_fd_.get(), POLLIN, 0}, {wake_fd_.get(), POLLIN, 0}};
-  int n = poll(fds, 2, static_cast<int>(timeout.count()));
-  if (n < 0 && errno != EINTR) return Status::FromErrno(errno, "fanotify source: poll");
-  return Status::Ok();
+  return waker_.Wait(fan_fd_.get(), timeout);
 }
 
-void FanotifySource::Stop() {
-  stopped_ = true;
-  uint64_t one = 1;
-  // The eventfd counter cannot overflow from these writes; a failed write leaves stopped_ set,
-  // which the next Wait() sees.
-  [[maybe_unused]] ssize_t n = write(wake_fd_.get(), &one, sizeof one);
-}
+void FanotifySource::Stop() { waker_.Stop(); }
 
 SourceStats FanotifySource::Stats() const {
   SourceStats s;

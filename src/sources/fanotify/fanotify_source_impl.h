@@ -38,6 +38,7 @@
 #include "sources/fanotify/fanotify_records.h"
 #include "sources/fanotify/handle_resolver.h"
 #include "core/unique_fd.h"
+#include "sources/internal/source_util.h"
 
 namespace fathom::fanotify_internal {
 
@@ -76,7 +77,7 @@ class FanotifySource final : public Source {
   };
 
   FanotifySource(SourceOptions options, FanotifySettings settings, std::vector<std::string> roots,
-                 UniqueFd wake_fd);
+                 source_internal::StopWaker waker);
 
   // --- setup (fanotify_source.cpp)
   Status AddMarks();
@@ -109,8 +110,7 @@ class FanotifySource final : public Source {
   DirPathCache cache_;
   HandleResolver resolver_;
   UniqueFd fan_fd_;
-  UniqueFd wake_fd_;
-  std::atomic<bool> stopped_{false};
+  source_internal::StopWaker waker_;
   pid_t own_pid_ = 0;
   bool report_target_fid_ = false;
 

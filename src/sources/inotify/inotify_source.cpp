@@ -1,7 +1,6 @@
 #include "sources/inotify/inotify_source.h"
 
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 
@@ -29,26 +28,6 @@ uint32_t KernelMask(uint32_t kinds) {
   return mask;
 }
 
-bool IsUnder(const std::string& path, const std::string& root) {
-  if (root == "/") return true;
-  return path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
-         path[root.size()] == '/';
-}
-
-// The distinct roots; with `recursive`, a root inside another root is already covered by it.
-std::vector<std::string> DistinctRoots(std::vector<std::string> roots, bool recursive) {
-  std::sort(roots.begin(), roots.end());
-  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
-  if (!recursive) return roots;
-  std::vector<std::string> out;
-  for (const auto& r : roots) {
-    bool covered =
-        std::any_of(out.begin(), out.end(), [&](const std::string& o) { return IsUnder(r, o); });
-    if (!covered) out.push_back(r);
-  }
-  return out;
-}
-
 Status Detect(const SourceOptions& options) {
   if (options.roots.empty()) return Status::Error("inotify: no directory to watch was given");
   int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -68,20 +47,18 @@ Status Detect(const SourceOptions& options) {
 }  // namespace
 
 Result<std::unique_ptr<Source>> InotifySource::Create(const SourceOptions& options) {
-  int wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake < 0)
-    return Status::FromErrno(errno, "inotify source: cannot create its wake-up eventfd");
-  auto roots = DistinctRoots(options.roots, options.recursive);
-  return std::unique_ptr<Source>(new InotifySource(options, std::move(roots), UniqueFd(wake)));
+  FATHOM_ASSIGN_OR_RETURN(auto waker, source_internal::StopWaker::Create("inotify"));
+  auto roots = source_internal::DistinctRoots(options.roots, options.recursive);
+  return std::unique_ptr<Source>(new InotifySource(options, std::move(roots), std::move(waker)));
 }
 
 InotifySource::InotifySource(SourceOptions options, std::vector<std::string> roots,
-                             UniqueFd wake_fd)
+                             source_internal::StopWaker waker)
     : options_(std::move(options)),
       tree_(std::move(roots)),
       kernel_mask_(KernelMask(options_.kinds)),
       scan_mask_((kernel_mask_ & ~(IN_OPEN | IN_ACCESS | IN_CLOSE_NOWRITE)) | IN_MASK_ADD),
-      wake_fd_(std::move(wake_fd)),
+      waker_(std::move(waker)),
       buf_(std::make_unique<uint64_t[]>(kReadBufferBytes / sizeof(uint64_t))) {}
 
 Status InotifySource::Start() {
@@ -108,21 +85,11 @@ Status InotifySource::Start() {
 }
 
 Status InotifySource::Wait(std::chrono::milliseconds timeout) {
-  if (stopped_ || pos_ < end_) return Status::Ok();
-  if (!inotify_fd_.valid()) return Status::Error("inotify source: Wait() before Start()");
-  pollfd fds[2] = {{inotify_fd_.get(), POLLIN, 0}, {wake_fd_.get(), POLLIN, 0}};
-  int n = poll(fds, 2, static_cast<int>(timeout.count()));
-  if (n < 0 && errno != EINTR) return Status::FromErrno(errno, "inotify source: poll");
-  return Status::Ok();
+  if (pos_ < end_) return Status::Ok();  // records already read wait in the buffer
+  return waker_.Wait(inotify_fd_.get(), timeout);
 }
 
-void InotifySource::Stop() {
-  stopped_ = true;
-  uint64_t one = 1;
-  // The eventfd counter cannot overflow from these writes; a failed write leaves stopped_ set,
-  // which the next Wait() sees.
-  [[maybe_unused]] ssize_t n = write(wake_fd_.get(), &one, sizeof one);
-}
+void InotifySource::Stop() { waker_.Stop(); }
 
 SourceStats InotifySource::Stats() const {
   SourceStats s;

@@ -34,6 +34,7 @@
 
 #include "fathom/source.h"
 #include "core/unique_fd.h"
+#include "sources/internal/source_util.h"
 #include "sources/inotify/watch_tree.h"
 
 namespace fathom::inotify_internal {
@@ -61,7 +62,7 @@ class InotifySource final : public Source {
   };
   enum class ScanMode { kReport, kSilent };
 
-  InotifySource(SourceOptions options, std::vector<std::string> roots, UniqueFd wake_fd);
+  InotifySource(SourceOptions options, std::vector<std::string> roots, source_internal::StopWaker waker);
 
   // --- reading (inotify_reader.cpp)
   bool Fill();  // one read(2) into the buffer; false when nothing is queued
@@ -106,8 +107,7 @@ class InotifySource final : public Source {
   uint32_t kernel_mask_ = 0;
   uint32_t scan_mask_ = 0;
   UniqueFd inotify_fd_;
-  UniqueFd wake_fd_;
-  std::atomic<bool> stopped_{false};
+  source_internal::StopWaker waker_;
 
   // Read buffer: records in [pos_, end_) are read but not processed yet.
   std::unique_ptr<uint64_t[]> buf_;

@@ -1,0 +1,43 @@
+// source_util.h — pieces every kernel-backed source shares: root bookkeeping and the eventfd
+// that lets Stop() (any thread) wake a Wait() blocked in poll().
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/unique_fd.h"
+#include "fathom/status.h"
+
+namespace fathom::source_internal {
+
+// True when `path` lies strictly below `root` ("/a/b" is under "/a", "/ab" and "/a" are not).
+bool IsUnder(std::string_view path, std::string_view root);
+
+// The distinct roots, sorted; with `recursive`, a root inside another root is dropped because
+// the outer one covers it.
+std::vector<std::string> DistinctRoots(std::vector<std::string> roots, bool recursive);
+
+// Wait/Stop plumbing: Wait() polls the source's kernel descriptor and an eventfd; Stop() sets
+// a flag and writes the eventfd. Stop() is safe from any thread; Wait() from the source's one.
+class StopWaker {
+ public:
+  static Result<StopWaker> Create(std::string_view source_name);
+  StopWaker(StopWaker&&) noexcept;
+  StopWaker& operator=(StopWaker&&) = delete;
+
+  // Returns when `kernel_fd` is readable, Stop() was called, or `timeout` passed.
+  Status Wait(int kernel_fd, std::chrono::milliseconds timeout) const;
+  void Stop();
+  bool stopped() const { return stopped_; }
+
+ private:
+  StopWaker(UniqueFd fd, std::string_view source_name) : fd_(std::move(fd)), name_(source_name) {}
+  UniqueFd fd_;
+  std::string name_;
+  std::atomic<bool> stopped_{false};
+};
+
+}  // namespace fathom::source_internal
