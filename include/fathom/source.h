@@ -35,6 +35,7 @@ struct SourceStats {
   uint64_t rescans = 0;     // reconciling rescans performed
   uint64_t watches = 0;     // kernel watches/marks currently held
   uint64_t unresolved = 0;  // raw events whose path could not be resolved (dropped, logged)
+  uint64_t watch_failures = 0;  // directories that could not be watched (limits; logged)
 };
 
 class Source {

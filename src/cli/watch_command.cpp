@@ -105,8 +105,11 @@ int RunWatch(const WatchArgs& args) {
   auto summary = pipeline.Run(registry);
   if (!summary.ok()) return Fail("watch", summary.status().message(), kExitFailure);
   const auto& s = summary.value();
-  spdlog::info("stopped: {} events written (last id {}), {} overflows, {} rescans, {} unresolved",
-               s.events_written, s.last_id, s.source.overflows, s.source.rescans, s.source.unresolved);
+  spdlog::info(
+      "stopped: {} events written (last id {}), {} overflows, {} rescans, {} unresolved, "
+      "{} directories not watched",
+      s.events_written, s.last_id, s.source.overflows, s.source.rescans, s.source.unresolved,
+      s.source.watch_failures);
   return kExitOk;
 }
 

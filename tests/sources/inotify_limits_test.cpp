@@ -98,11 +98,13 @@ TEST(InotifyLimits, WatchLimitWhileWatchingStillReportsTheEvent) {
     MakeDirs(dir / "c");
     std::string lines;
     for (const auto& l : Lines(w.CollectQuiet())) lines += l + "\n";
-    return lines + "watches=" + std::to_string(w.source().Stats().watches);
+    const SourceStats stats = w.source().Stats();
+    return lines + "watches=" + std::to_string(stats.watches) +
+           " failures=" + std::to_string(stats.watch_failures);
   });
   const std::string root = dir.path();
   EXPECT_EQ(result, root + " CREATE,ISDIR /a\n" + root + " CREATE,ISDIR /a/b\n" + root +
-                        " CREATE,ISDIR /c\nwatches=2");
+                        " CREATE,ISDIR /c\nwatches=2 failures=2");
 }
 
 TEST(InotifyLimits, InstanceLimitSaysWhichLimitAndHowToRaiseIt) {

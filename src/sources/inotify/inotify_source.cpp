@@ -98,6 +98,7 @@ SourceStats InotifySource::Stats() const {
   s.rescans = rescans_;
   s.watches = watches_;
   s.unresolved = unresolved_;
+  s.watch_failures = watch_failures_;
   return s;
 }
 
