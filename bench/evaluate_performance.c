@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -212,6 +213,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     if (pid == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed generator takes its workers with it
       close(start[1]);
       _exit(RunWorker(&c, p, start[0], &done[p]));
     }

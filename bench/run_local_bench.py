@@ -306,6 +306,16 @@ class Monitor:
     def alive(self):
         return self.proc.poll() is None
 
+    def processes(self):
+        return [self.proc] if self.proc is not None else []
+
+    def kill(self):
+        """After an interruption: SIGKILL whatever this monitor still has running."""
+        for p in self.processes():
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
     def stop(self):
         rc = stop_process(self.proc)
         self.out_f.close()
@@ -352,19 +362,30 @@ class FathomMonitor(Monitor):
     def available(self):
         return None if os.access(self.args.fathom, os.X_OK) else "not built: " + self.args.fathom
 
+    def store_path(self):
+        return os.path.join(self.args.store_dir, "fathom-bench-%d.db" % os.getpid())
+
     def argv(self, root, workdir):
         argv = [self.args.fathom, "watch", "-r", root, "--backend", self.backend, "--format", "inotify"]
         if self.store:
-            argv += ["--store", os.path.join(self.args.store_dir, "bench-%d.db" % os.getpid())]
+            argv += ["--store", self.store_path()]
         return argv
+
+    def remove_store(self):
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            if os.path.exists(self.store_path() + suffix):
+                os.unlink(self.store_path() + suffix)
 
     def start(self, root, workdir, out_path, err_path):
         if self.store:
-            db = os.path.join(self.args.store_dir, "bench-%d.db" % os.getpid())
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                if os.path.exists(db + suffix):
-                    os.unlink(db + suffix)
+            self.remove_store()
         super().start(root, workdir, out_path, err_path)
+
+    def stop(self):
+        rc = super().stop()
+        if self.store:
+            self.remove_store()
+        return rc
 
     def kernel_watches(self):
         m = re.search(r"\((\w+), (\d+) kernel watches\)", getattr(self, "ready_log", ""))
@@ -463,6 +484,9 @@ class WatchmanMonitor(Monitor):
             return False
         time.sleep(self.settle)
         return True
+
+    def processes(self):
+        return [p for p in (self.proc, getattr(self, "server", None)) if p is not None]
 
     def stop(self):
         rc = stop_process(self.proc, signal.SIGTERM)
@@ -591,6 +615,7 @@ def run_one(args, monitor, fs_label, base, procs, cycles, run_id):
             result["kernel_watches"] = monitor.kernel_watches()
         return result
     finally:
+        monitor.kill()
         if not args.keep_output:
             shutil.rmtree(outdir, ignore_errors=True)
         shutil.rmtree(rundir, ignore_errors=True)
@@ -785,8 +810,13 @@ def aggregate(runs):
     return results
 
 
+def exit_on_signal(signum, frame):
+    raise SystemExit(128 + signum)   # unwinds through the finally blocks that stop monitors
+
+
 def main(argv):
     args = parse_args(argv)
+    signal.signal(signal.SIGTERM, exit_on_signal)
     monitors = select_monitors(args)
     runnable = []
     skipped = {}

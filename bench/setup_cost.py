@@ -122,7 +122,7 @@ def watch_until_ready(args, name, proc, err_path, t0):
     elapsed = time.monotonic() - t0
     result = {"monitor": name}
     if not ready:
-        result["error"] = "not watching after %.1f s: %s" % (elapsed, text.strip()[-300:] or
+        result["error"] = "not watching after %.1f s: %s" % (elapsed, text.strip()[-600:] or
                                                            "exited with status %s" % proc.returncode)
         return result
     inotify, fanotify = kernel_marks(proc.pid)
