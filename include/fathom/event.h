@@ -56,6 +56,8 @@ struct Event {
 
 // "CREATE,ISDIR" — kind names in inotify bit order, ISDIR last.
 std::string KindNames(uint32_t mask);
+// Appends KindNames(mask) to `out` without a temporary string.
+void AppendKindNames(uint32_t mask, std::string& out);
 // The names of `mask` as a list, same order as KindNames.
 std::vector<std::string_view> KindNameList(uint32_t mask);
 // "CREATE" -> kCreate; also accepts lower case and "CLOSE" (CLOSE_WRITE|CLOSE_NOWRITE),

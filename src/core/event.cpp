@@ -37,13 +37,19 @@ std::vector<std::string_view> KindNameList(uint32_t mask) {
   return out;
 }
 
-std::string KindNames(uint32_t mask) {
-  std::string out;
+void AppendKindNames(uint32_t mask, std::string& out) {
+  bool first = true;
   for (const auto& [bit, name] : kNames) {
     if (!(mask & bit)) continue;
-    if (!out.empty()) out += ',';
+    if (!first) out += ',';
+    first = false;
     out += name;
   }
+}
+
+std::string KindNames(uint32_t mask) {
+  std::string out;
+  AppendKindNames(mask, out);
   return out;
 }
 

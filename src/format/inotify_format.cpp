@@ -6,6 +6,10 @@ void AppendRootLine(const Event& event, std::string_view names, std::string& out
   out += event.root;
   out += ' ';
   out += names;
+  AppendRelativeTail(event, out);
+}
+
+void AppendRelativeTail(const Event& event, std::string& out) {
   out += ' ';
   if (event.root == "/") {
     out += event.path;
@@ -22,7 +26,10 @@ namespace {
 class InotifyFormatter final : public Formatter {
  public:
   void Write(const Event& event, std::string& out) override {
-    AppendRootLine(event, KindNames(event.mask), out);
+    out += event.root;
+    out += ' ';
+    AppendKindNames(event.mask, out);
+    AppendRelativeTail(event, out);
   }
   void Flush(std::string&) override {}
 };
