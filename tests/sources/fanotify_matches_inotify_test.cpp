@@ -15,7 +15,7 @@
 
 #include <filesystem>
 
-#include "sources/fanotify_test_util.h"
+#include "sources/source_test_util.h"
 #include "sources/inotify/inotify_source.h"
 #include "support/fs_ops.h"
 #include "support/temp_dir.h"
@@ -84,8 +84,8 @@ class BothSources {
     EXPECT_TRUE(Reported(fan_events_, marker)) << "fanotify did not report " << marker;
     EXPECT_TRUE(Reported(ino_events_, marker)) << "inotify did not report " << marker;
   }
-  std::vector<std::string> FanLines() const { return testing::FanLines(fan_events_); }
-  std::vector<std::string> InoLines() const { return testing::FanLines(ino_events_); }
+  std::vector<std::string> Lines() const { return testing::Lines(fan_events_); }
+  std::vector<std::string> InoLines() const { return testing::Lines(ino_events_); }
 
  private:
   static bool Reported(const std::vector<Event>& events, const std::string& path) {
@@ -120,9 +120,9 @@ TEST(FanotifyMatchesInotify, SameEventsInTheSameOrderForTheSameWorkload) {
     if (unlink((dir / "m1/n2/top").c_str()) != 0) throw std::runtime_error("unlink");
     std::filesystem::remove_all(dir / "m1");
   });
-  EXPECT_EQ(both.FanLines(), both.InoLines());
+  EXPECT_EQ(both.Lines(), both.InoLines());
   // The comparison means something only if the workload was seen.
-  EXPECT_GT(both.FanLines().size(), 30u);
+  EXPECT_GT(both.Lines().size(), 30u);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "sources/fanotify_test_util.h"
+#include "sources/source_test_util.h"
 #include "support/fs_ops.h"
 #include "support/temp_dir.h"
 
@@ -54,7 +54,7 @@ TEST(FanotifySetupCost, HundredThousandDirectoriesStartInUnderASecondWithOneMark
   // Any of them is watched at once: a directory deep in the tree that fathom never saw.
   ASSERT_TRUE(RunInChild([&] { WriteFile(dir / "t99/d999/new", ""); }));
   auto events = w.Collect(2);
-  EXPECT_EQ(FanLines(events),
+  EXPECT_EQ(Lines(events),
             (std::vector<std::string>{dir.path() + " CREATE /t99/d999/new",
                                       dir.path() + " CLOSE_WRITE /t99/d999/new"}));
 }

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <set>
 
-#include "sources/fanotify_test_util.h"
+#include "sources/source_test_util.h"
 #include "support/fs_ops.h"
 #include "support/temp_dir.h"
 
@@ -33,7 +33,7 @@ std::vector<std::string> TableIIFrom(const std::string& dir,
   auto events = w.Collect(ExpectedTableII(dir).size());
   auto extra = w.CollectQuiet(200ms);
   events.insert(events.end(), extra.begin(), extra.end());
-  return FanLines(events);
+  return Lines(events);
 }
 
 TEST(FanotifySource, EvaluateOutputScriptGivesTableII) {
@@ -82,7 +82,7 @@ TEST(FanotifySource, NonRecursiveReportsOnlyTheRootsEntries) {
     MakeDir(dir / "marker");
   }));
   auto events = w.CollectThrough(dir / "marker");
-  EXPECT_EQ(FanLines(events), WithRoot(dir.path(), {"CREATE /top", "MODIFY /top",
+  EXPECT_EQ(Lines(events), WithRoot(dir.path(), {"CREATE /top", "MODIFY /top",
                                                     "CLOSE_WRITE /top", "CREATE,ISDIR /marker"}));
 }
 
@@ -96,7 +96,7 @@ TEST(FanotifySource, RecursiveReportsNestedEntries) {
     MakeDir(dir / "marker");
   }));
   auto events = w.CollectThrough(dir / "marker");
-  EXPECT_EQ(FanLines(events),
+  EXPECT_EQ(Lines(events),
             WithRoot(dir.path(), {"CREATE /sub/deeper/x", "CLOSE_WRITE /sub/deeper/x",
                                   "CREATE,ISDIR /marker"}));
 }
@@ -119,7 +119,7 @@ TEST(FanotifySource, EventsOutsideTheRootAreNotReported) {
     MakeDir(root + "/marker");
   }));
   auto events = w.CollectThrough(root + "/marker");
-  EXPECT_EQ(FanLines(events), WithRoot(root, {"CREATE,ISDIR /marker"}));
+  EXPECT_EQ(Lines(events), WithRoot(root, {"CREATE,ISDIR /marker"}));
 }
 
 TEST(FanotifySource, MovesAcrossTheRootsEdgeReportOneHalf) {
@@ -140,10 +140,10 @@ TEST(FanotifySource, MovesAcrossTheRootsEdgeReportOneHalf) {
     MakeDir(root + "/marker");
   }));
   auto events = w.CollectThrough(root + "/marker");
-  EXPECT_EQ(FanLines(events), WithRoot(root, {"MOVED_TO /in.txt", "MOVED_TO,ISDIR /dir-in",
+  EXPECT_EQ(Lines(events), WithRoot(root, {"MOVED_TO /in.txt", "MOVED_TO,ISDIR /dir-in",
                                               "MODIFY /dir-in/inner", "CLOSE_WRITE /dir-in/inner",
                                               "MOVED_FROM /in.txt", "CREATE,ISDIR /marker"}));
-  for (const auto& e : events) EXPECT_EQ(e.cookie, 0u) << FanLine(e);
+  for (const auto& e : events) EXPECT_EQ(e.cookie, 0u) << Line(e);
 }
 
 TEST(FanotifySource, OwnProcessEventsAreNotReported) {
@@ -153,7 +153,7 @@ TEST(FanotifySource, OwnProcessEventsAreNotReported) {
   WriteFile(dir / "mine", "written by the watching process");
   ASSERT_TRUE(RunInChild([&] { MakeDir(dir / "marker"); }));
   auto events = w.CollectThrough(dir / "marker");
-  EXPECT_EQ(FanLines(events), WithRoot(dir.path(), {"CREATE,ISDIR /marker"}));
+  EXPECT_EQ(Lines(events), WithRoot(dir.path(), {"CREATE,ISDIR /marker"}));
 }
 
 class FanotifyCacheSize : public ::testing::TestWithParam<std::string> {
@@ -179,7 +179,7 @@ TEST_P(FanotifyCacheSize, RenamedDirectoryKeepsDescendantPaths) {
     MakeDir(dir / "marker");
   }));
   auto events = w.CollectThrough(dir / "marker");
-  EXPECT_EQ(FanLines(events),
+  EXPECT_EQ(Lines(events),
             WithRoot(dir.path(),
                      {"CREATE,ISDIR /a", "CREATE,ISDIR /a/inner", "CREATE /a/inner/f",
                       "CLOSE_WRITE /a/inner/f", "MOVED_FROM,ISDIR /a", "MOVED_TO,ISDIR /b",
@@ -200,7 +200,7 @@ TEST_P(FanotifyCacheSize, RenamedPreexistingDirectoryKeepsDescendantPaths) {
     MakeDir(dir / "marker1");
   }));
   auto first = w.CollectThrough(dir / "marker1");
-  EXPECT_EQ(FanLines(first), WithRoot(dir.path(), {"CREATE /A/B/C/f1", "CLOSE_WRITE /A/B/C/f1",
+  EXPECT_EQ(Lines(first), WithRoot(dir.path(), {"CREATE /A/B/C/f1", "CLOSE_WRITE /A/B/C/f1",
                                                    "CREATE,ISDIR /marker1"}));
   ASSERT_TRUE(RunInChild([&] {
     Rename(dir / "A", dir / "Z");
@@ -209,7 +209,7 @@ TEST_P(FanotifyCacheSize, RenamedPreexistingDirectoryKeepsDescendantPaths) {
     MakeDir(dir / "marker2");
   }));
   auto second = w.CollectThrough(dir / "marker2");
-  EXPECT_EQ(FanLines(second),
+  EXPECT_EQ(Lines(second),
             WithRoot(dir.path(), {"MOVED_FROM,ISDIR /A", "MOVED_TO,ISDIR /Z", "CREATE /Z/B/C/f2",
                                   "CLOSE_WRITE /Z/B/C/f2", "CREATE /Z/B/f3", "CLOSE_WRITE /Z/B/f3",
                                   "CREATE,ISDIR /marker2"}));
@@ -274,7 +274,7 @@ TEST(FanotifySource, RemovedRootReportsDeleteSelfAndStops) {
   });
   auto extra = w.CollectQuiet(200ms);
   events.insert(events.end(), extra.begin(), extra.end());
-  EXPECT_EQ(FanLines(events),
+  EXPECT_EQ(Lines(events),
             WithRoot(root, {"CREATE /f", "CLOSE_WRITE /f", "DELETE /f", "DELETE_SELF,ISDIR /"}));
 }
 
@@ -291,7 +291,7 @@ TEST(FanotifySource, OneMarkPerFileSystem) {
     MakeDir(b / "marker");
   }));
   auto events = w.CollectThrough(b / "marker");
-  EXPECT_EQ(FanLines(events),
+  EXPECT_EQ(Lines(events),
             (std::vector<std::string>{a.path() + " CREATE /x", a.path() + " CLOSE_WRITE /x",
                                       shm.path() + " CREATE /y", shm.path() + " CLOSE_WRITE /y",
                                       b.path() + " CREATE,ISDIR /marker"}));

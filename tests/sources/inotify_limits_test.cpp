@@ -11,7 +11,7 @@
 #include <fstream>
 #include <functional>
 
-#include "sources/inotify_test_util.h"
+#include "sources/source_test_util.h"
 #include "support/fs_ops.h"
 #include "support/temp_dir.h"
 

@@ -9,7 +9,7 @@
 #include <charconv>
 #include <cstdio>
 
-#include "sources/inotify_test_util.h"
+#include "sources/source_test_util.h"
 #include "support/temp_dir.h"
 
 namespace fathom::testing {

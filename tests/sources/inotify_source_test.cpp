@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <map>
 
-#include "sources/inotify_test_util.h"
+#include "sources/source_test_util.h"
 #include "support/fs_ops.h"
 #include "support/temp_dir.h"
 

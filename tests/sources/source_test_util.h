@@ -1,16 +1,19 @@
-// inotify_test_util.h — drive an inotify Source directly in tests.
+// source_test_util.h — drive a Source (inotify, fanotify) directly in tests.
 //
-// Watcher creates the source through InotifySourceInfo(), starts it, and drains it either on
+// SourceWatcher creates a source through its SourceInfo, starts it, and drains it either on
 // the calling thread (Collect*) or on a background thread (StartBackground/Snapshot), always
-// with deadlines. One Watcher per test; Snapshot() may be called while the background thread
-// runs.
+// with deadlines. Watcher and FanWatcher are the inotify and fanotify flavours. One watcher
+// per source; Snapshot() may be called while the background thread runs.
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -19,11 +22,30 @@
 
 #include "fathom/event.h"
 #include "fathom/source.h"
+#include "sources/fanotify/fanotify_source.h"
 #include "sources/inotify/inotify_source.h"
 
 namespace fathom::testing {
 
 using namespace std::chrono_literals;
+
+// Runs `work` in a forked child and waits for it; false when it threw or failed. (The fanotify
+// source ignores events caused by its own process, so its workloads run in a child.)
+inline bool RunInChild(const std::function<void()>& work) {
+  pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    try {
+      work();
+    } catch (...) {
+      _exit(1);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return false;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
 
 // "ROOT KINDS /relative", as Table II and `fathom watch --format inotify` print it.
 inline std::string Line(const Event& e) {
@@ -36,19 +58,21 @@ inline std::vector<std::string> Lines(const std::vector<Event>& events) {
   return out;
 }
 
-class Watcher {
+class SourceWatcher {
  public:
-  explicit Watcher(std::vector<std::string> roots, bool recursive = true,
-                   uint32_t kinds = kind::kDefault) {
+  SourceWatcher(SourceInfo info, std::vector<std::string> roots, bool recursive, uint32_t kinds,
+                std::map<std::string, std::string> settings)
+      : info_(std::move(info)) {
     options_.roots = std::move(roots);
     options_.recursive = recursive;
     options_.kinds = kinds;
+    options_.settings = std::move(settings);
   }
-  ~Watcher() { StopBackground(); }
+  ~SourceWatcher() { StopBackground(); }
 
   // Creates and starts the source; the Status of whichever step failed.
   Status Start() {
-    auto created = InotifySourceInfo().create(options_);
+    auto created = info_.create(options_);
     if (!created.ok()) return created.status();
     source_ = std::move(created).value();
     return source_->Start();
@@ -65,6 +89,13 @@ class Watcher {
       EXPECT_TRUE(source_->Drain(out).ok());
     }
     return out;
+  }
+  // Drains until an event about `path` arrives (a marker the workload made last).
+  std::vector<Event> CollectThrough(const std::string& path,
+                                    std::chrono::milliseconds timeout = 10s) {
+    return CollectUntil(
+        [&](const std::vector<Event>& ev) { return !ev.empty() && ev.back().path == path; },
+        timeout);
   }
   std::vector<Event> Collect(size_t n, std::chrono::milliseconds timeout = 10s) {
     return CollectUntil([n](const std::vector<Event>& e) { return e.size() >= n; }, timeout);
@@ -118,12 +149,28 @@ class Watcher {
   }
 
  private:
+  SourceInfo info_;
   SourceOptions options_;
   std::unique_ptr<Source> source_;
   std::thread thread_;
   std::atomic<bool> running_{false};
   std::mutex mu_;
   std::vector<Event> background_;
+};
+
+class Watcher : public SourceWatcher {
+ public:
+  explicit Watcher(std::vector<std::string> roots, bool recursive = true,
+                   uint32_t kinds = kind::kDefault)
+      : SourceWatcher(InotifySourceInfo(), std::move(roots), recursive, kinds, {}) {}
+};
+
+class FanWatcher : public SourceWatcher {
+ public:
+  explicit FanWatcher(std::vector<std::string> roots, bool recursive = true,
+                      std::map<std::string, std::string> settings = {},
+                      uint32_t kinds = kind::kDefault)
+      : SourceWatcher(FanotifySourceInfo(), std::move(roots), recursive, kinds, std::move(settings)) {}
 };
 
 // The paths (relative to `root`) a consumer believes exist after replaying `events` from an
