@@ -1,7 +1,6 @@
 // No loss under load: two processes run 100,000 create/write/close/unlink cycles each while
 // `fathom watch --store` runs; every CREATE and DELETE must be printed and stored.
 #include <gtest/gtest.h>
-#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,20 +20,6 @@ using namespace std::chrono_literals;
 constexpr int kProcs = 2;
 constexpr int kCyclesPerProc = 100'000;
 
-pid_t StartCycles(const std::string& dir, int proc) {
-  pid_t pid = fork();
-  if (pid != 0) return pid;
-  char path[512];
-  for (int i = 0; i < kCyclesPerProc; ++i) {
-    snprintf(path, sizeof path, "%s/p%d-%d", dir.c_str(), proc, i);
-    int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
-    if (fd < 0 || write(fd, "x", 1) != 1) _exit(1);
-    close(fd);
-    if (unlink(path) != 0) _exit(1);
-  }
-  _exit(0);
-}
-
 struct Counts {
   uint64_t creates = 0;
   uint64_t deletes = 0;
@@ -53,7 +38,7 @@ TEST_P(NoLoss, EveryCreateAndDeleteOfTwoHundredThousandCyclesIsPrintedAndStored)
 
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<pid_t> kids;
-  for (int p = 0; p < kProcs; ++p) kids.push_back(StartCycles(dir.path(), p));
+  for (int p = 0; p < kProcs; ++p) kids.push_back(testing::StartCreateDeleteCycles(dir.path(), p, kCyclesPerProc));
 
   const uint64_t expected = static_cast<uint64_t>(kProcs) * kCyclesPerProc;
   Counts printed;

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "sources/source_test_util.h"
+#include "support/fs_ops.h"
 #include "support/temp_dir.h"
 
 namespace fathom::testing {
@@ -17,20 +18,6 @@ namespace {
 
 constexpr int kProcs = 2;
 constexpr int kCyclesPerProc = 100'000;
-
-pid_t StartCycles(const std::string& dir, int proc) {
-  pid_t pid = fork();
-  if (pid != 0) return pid;
-  char path[512];
-  for (int i = 0; i < kCyclesPerProc; ++i) {
-    snprintf(path, sizeof path, "%s/p%d-%d", dir.c_str(), proc, i);
-    int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || write(fd, "x", 1) != 1) _exit(1);
-    close(fd);
-    if (unlink(path) != 0) _exit(1);
-  }
-  _exit(0);
-}
 
 double ThreadCpuSeconds() {
   rusage ru{};
@@ -69,7 +56,7 @@ TEST(InotifyNoLoss, EveryCreateAndDeleteOfTwoHundredThousandCyclesIsReported) {
   const auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = ThreadCpuSeconds();
   std::vector<pid_t> kids;
-  for (int p = 0; p < kProcs; ++p) kids.push_back(StartCycles(dir.path(), p));
+  for (int p = 0; p < kProcs; ++p) kids.push_back(StartCreateDeleteCycles(dir.path(), p, kCyclesPerProc));
   int running = kProcs;
   std::vector<Event> batch;
   const auto deadline = t0 + std::chrono::seconds(120);

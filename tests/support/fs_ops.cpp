@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 
@@ -23,6 +24,20 @@ void MakeDirs(const std::string& path) { std::filesystem::create_directories(pat
 
 void Rename(const std::string& from, const std::string& to) {
   if (rename(from.c_str(), to.c_str()) != 0) throw std::runtime_error("rename " + from + " -> " + to);
+}
+
+pid_t StartCreateDeleteCycles(const std::string& dir, int proc, int cycles) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  char path[512];
+  for (int i = 0; i < cycles; ++i) {
+    snprintf(path, sizeof path, "%s/p%d-%d", dir.c_str(), proc, i);
+    int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || write(fd, "x", 1) != 1) _exit(1);
+    close(fd);
+    if (unlink(path) != 0) _exit(1);
+  }
+  _exit(0);
 }
 
 std::vector<ScriptStep> EvaluateOutputScriptSteps(const std::string& dir) {

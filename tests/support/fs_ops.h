@@ -2,6 +2,8 @@
 // that the kernel events they cause are exactly known.
 #pragma once
 
+#include <sys/types.h>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,6 +16,11 @@ void WriteFile(const std::string& path, const std::string& content);
 void MakeDirs(const std::string& path);
 // rename(2), throws on failure.
 void Rename(const std::string& from, const std::string& to);
+
+// Forks a process that runs `cycles` create/write/close/unlink cycles on files named
+// DIR/p<proc>-<i> (4 events each: CREATE, MODIFY, CLOSE_WRITE, DELETE) and exits 0, or 1 on
+// any failure. Returns its pid; the caller reaps it.
+pid_t StartCreateDeleteCycles(const std::string& dir, int proc, int cycles);
 
 // The FSMonitor paper's Evaluate_Output_Script inside `dir`: create hello.txt (written),
 // rename it to hi.txt, mkdir okdir, move hi.txt into okdir, remove okdir recursively.
