@@ -25,7 +25,10 @@ class ScriptedSource final : public Source {
   }
   Status Drain(std::vector<Event>& out) override {
     std::lock_guard lock(mu_);
-    if (next_ < script_.size()) out = script_[next_++];
+    if (next_ < script_.size()) {
+      out.insert(out.end(), script_[next_].begin(), script_[next_].end());
+      ++next_;
+    }
     return Status::Ok();
   }
   void Stop() override {
