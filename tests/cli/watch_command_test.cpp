@@ -1,5 +1,6 @@
 // `fathom watch` end to end: the real binary, real kernel events, real SQLite.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -139,6 +140,26 @@ TEST(WatchCommand, AutoBackendSaysWhichBackendItChose) {
   Subprocess p({FathomBinary(), "watch", dir.path()});
   ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
   EXPECT_NE(p.stderr_text().find("chosen"), std::string::npos) << p.stderr_text();
+}
+
+TEST(WatchCommand, AutoBackendWithoutRootSaysWhyAndFallsBackToInotify) {
+  testing::TempDir top;
+  ASSERT_EQ(chmod(top.path().c_str(), 0755), 0);
+  // A copy of the binary the unprivileged user can reach, wherever the build directory is.
+  const std::string binary = top / "fathom";
+  std::filesystem::copy_file(FathomBinary(), binary);
+  testing::MakeDirs(top / "w");
+  ASSERT_EQ(chmod((top / "w").c_str(), 0777), 0);
+  const std::string dir = top / "w";
+  // setpriv (util-linux) drops to an unprivileged user with no capabilities.
+  Subprocess p({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
+                binary, "watch", dir});
+  ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
+  EXPECT_NE(p.stderr_text().find("backend fanotify not used: fanotify needs root"), std::string::npos)
+      << p.stderr_text();
+  EXPECT_NE(p.stderr_text().find("backend inotify chosen"), std::string::npos) << p.stderr_text();
+  testing::WriteFile(dir + "/seen", "");
+  EXPECT_EQ(ReadLines(p, 1), std::vector<std::string>{dir + " CREATE /seen"});
 }
 
 TEST(WatchCommand, NonRecursiveIgnoresSubdirectories) {
