@@ -324,6 +324,41 @@ TEST(FanotifySource, BadCacheSizeIsRejected) {
   EXPECT_NE(created.status().message().find("fanotify.cache-size"), std::string::npos);
 }
 
+TEST(FanotifySource, UnknownSettingInItsNamespaceIsRejected) {
+  TempDir dir;
+  SourceOptions options;
+  options.roots = {dir.path()};
+  options.settings["fanotify.cache-sise"] = "10";
+  options.settings["inotify.other"] = "left to its backend";
+  auto created = FanotifySourceInfo().create(options);
+  ASSERT_FALSE(created.ok());
+  EXPECT_NE(created.status().message().find("unknown setting fanotify.cache-sise"), std::string::npos)
+      << created.status().message();
+}
+
+TEST(FanotifySource, BoundedQueueOverflowIsReportedForEachRoot) {
+  TempDir a;
+  TempDir b;
+  FanWatcher w({a.path(), b.path()}, true, {{"fanotify.unlimited-queue", "false"}});
+  ASSERT_TRUE(w.Start().ok());
+  // 20,000 creates and deletes (40,000 events) without draining: over the 16,384-event queue.
+  ASSERT_TRUE(RunInChild([&] {
+    for (int i = 0; i < 20000; ++i) {
+      const std::string f = a / ("f" + std::to_string(i));
+      WriteFile(f, "");
+      if (unlink(f.c_str()) != 0) throw std::runtime_error("unlink");
+    }
+  }));
+  auto events = w.CollectQuiet();
+  std::set<std::string> overflowed;
+  for (const auto& e : events) {
+    if (e.mask & kind::kOverflow) overflowed.insert(e.path);
+  }
+  EXPECT_EQ(overflowed, (std::set<std::string>{a.path(), b.path()}));
+  EXPECT_GE(w.source().Stats().overflows, 1u);
+  EXPECT_LT(events.size(), 40000u) << "events were dropped by the kernel";
+}
+
 TEST(FanotifySource, StopWakesWait) {
   TempDir dir;
   FanWatcher w({dir.path()});

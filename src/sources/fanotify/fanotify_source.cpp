@@ -22,23 +22,25 @@ namespace {
 // FAN_UNLIMITED_QUEUE: a file-system mark queues every change on the whole file system, not
 // only under the roots, so unrelated activity would overflow the default 16384-event queue
 // and force OVERFLOW on the roots. The flag needs CAP_SYS_ADMIN, which FAN_MARK_FILESYSTEM
-// needs anyway; the queue's memory is charged to this process's memory cgroup.
-constexpr unsigned kInitBase = FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE;
+// needs anyway; the queue's memory is charged to this process's memory cgroup. The setting
+// fanotify.unlimited-queue=false leaves the queue bounded.
+constexpr unsigned kInitBase = FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK;
 constexpr unsigned kEventFlags = O_RDONLY | O_LARGEFILE | O_CLOEXEC;
 
 // FAN_REPORT_TARGET_FID (Linux >= 5.17) adds the object's own handle to CREATE/DELETE/MOVE
 // records; it is what lets the directory cache learn from the stream. Without it (5.9-5.16)
 // directories are looked up by handle.
-int InitGroup(bool* target_fid) {
+int InitGroup(bool unlimited_queue, bool* target_fid) {
+  const unsigned base = kInitBase | (unlimited_queue ? FAN_UNLIMITED_QUEUE : 0u);
 #if HAVE_FAN_RENAME
-  int fd = fanotify_init(kInitBase | FAN_REPORT_DFID_NAME_TARGET, kEventFlags);
+  int fd = fanotify_init(base | FAN_REPORT_DFID_NAME_TARGET, kEventFlags);
   if (fd >= 0 || errno != EINVAL) {
     *target_fid = fd >= 0;
     return fd;
   }
 #endif
   *target_fid = false;
-  return fanotify_init(kInitBase | FAN_REPORT_DFID_NAME | FAN_REPORT_FID, kEventFlags);
+  return fanotify_init(base | FAN_REPORT_DFID_NAME | FAN_REPORT_FID, kEventFlags);
 }
 
 Status InitError(int err) {
@@ -106,6 +108,15 @@ Result<FanotifySettings> ParseSettings(const SourceOptions& options) {
         return Status::Error("fanotify.use-rename must be true or false, not '" + value + "'");
       }
       s.use_rename = value == "true";
+    } else if (key == "fanotify.unlimited-queue") {
+      if (value != "true" && value != "false") {
+        return Status::Error("fanotify.unlimited-queue must be true or false, not '" + value + "'");
+      }
+      s.unlimited_queue = value == "true";
+    } else if (key.rfind("fanotify.", 0) == 0) {
+      return Status::Error("unknown setting " + key +
+                           " (known: fanotify.cache-size, fanotify.use-rename, "
+                           "fanotify.unlimited-queue)");
     }
   }
   return s;
@@ -115,7 +126,7 @@ Status Detect(const SourceOptions& options) {
   if (options.roots.empty()) return Status::Error("fanotify: no directory to watch was given");
   FATHOM_RETURN_IF_ERROR(ParseSettings(options).status());
   bool target_fid = false;
-  int fd = InitGroup(&target_fid);
+  int fd = InitGroup(true, &target_fid);
   if (fd < 0) return InitError(errno);
   UniqueFd group(fd);
   for (const auto& root : options.roots) {
@@ -155,7 +166,7 @@ FanotifySource::FanotifySource(SourceOptions options, FanotifySettings settings,
 Status FanotifySource::Start() {
   if (fan_fd_.valid()) return Status::Error("fanotify source: Start() called twice");
   own_pid_ = getpid();
-  int fd = InitGroup(&report_target_fid_);
+  int fd = InitGroup(settings_.unlimited_queue, &report_target_fid_);
   if (fd < 0) return InitError(errno);
   fan_fd_ = UniqueFd(fd);
   for (auto& root : roots_) {

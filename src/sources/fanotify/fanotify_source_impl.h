@@ -46,6 +46,8 @@ namespace fathom::fanotify_internal {
 struct FanotifySettings {
   size_t cache_size = 65536;  // "fanotify.cache-size": directory handles kept in the cache
   bool use_rename = true;     // "fanotify.use-rename": FAN_RENAME records where the kernel has them
+  bool unlimited_queue = true;  // "fanotify.unlimited-queue": false bounds the kernel queue (16384
+                                // events) and its memory, at the risk of OVERFLOW under load
 };
 Result<FanotifySettings> ParseSettings(const SourceOptions& options);
 
