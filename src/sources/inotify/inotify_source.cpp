@@ -67,17 +67,17 @@ Status InotifySource::Start() {
   if (fd < 0) return InstanceError(errno);
   inotify_fd_ = UniqueFd(fd);
   std::vector<Event> none;
-  std::vector<DirNode*> todo;
+  std::vector<DirNode*> pending;
   for (size_t i = 0; i < tree_.roots().size(); ++i) {
     const std::string& root = tree_.roots()[i];
     int wd = inotify_add_watch(fd, root.c_str(), scan_mask_);
     if (wd < 0) return WatchError(errno, root);
     if (tree_.Find(wd) != nullptr) continue;  // the same directory under another name
-    todo.push_back(tree_.AddRoot(wd, static_cast<int>(i)));
-    while (!todo.empty()) {
-      DirNode* node = todo.back();
-      todo.pop_back();
-      FATHOM_RETURN_IF_ERROR(ListInto(node, ScanMode::kSilent, none, todo));
+    pending.push_back(tree_.AddRoot(wd, static_cast<int>(i)));
+    while (!pending.empty()) {
+      DirNode* node = pending.back();
+      pending.pop_back();
+      FATHOM_RETURN_IF_ERROR(ListInto(node, ScanMode::kSilent, none, pending));
     }
   }
   UpdateWatchCount();

@@ -83,9 +83,9 @@ class InotifySource final : public Source {
   Status WatchSubtree(DirNode* parent, std::string_view name, ScanMode mode,
                       std::vector<Event>& out);
   // Lists `node`'s directory into its entries; new subdirectories are watched and pushed on
-  // `todo` (recursive mode). Returns the first watch error; keeps going after one.
+  // `pending` (recursive mode). Returns the first watch error; keeps going after one.
   Status ListInto(DirNode* node, ScanMode mode, std::vector<Event>& out,
-                  std::vector<DirNode*>& todo);
+                  std::vector<DirNode*>& pending);
   // rm_watch for the node and everything below, then forget them.
   void ReleaseSubtree(DirNode* node);
   // Widens the node's watch to kernel_mask_ (reads) after its listing; no-op without reads.
@@ -94,7 +94,7 @@ class InotifySource final : public Source {
   void ForgetNode(DirNode* node);
   void ReportRunningWatchError(const Status& status);
   void HandleOverflow(std::vector<Event>& out);
-  void Reconcile(DirNode* node, std::vector<Event>& out, std::vector<int>& todo);
+  void Reconcile(DirNode* node, std::vector<Event>& out, std::vector<int>& pending);
   // Reports DELETE for everything known below `node`, deepest first, and forgets it.
   void EmitSubtreeDeletes(DirNode* node, std::vector<Event>& out);
   void UpdateWatchCount() { watches_ = tree_.size(); }

@@ -37,19 +37,19 @@ Status InotifySource::WatchSubtree(DirNode* parent, std::string_view name, ScanM
                                    std::vector<Event>& out) {
   FATHOM_ASSIGN_OR_RETURN(Placed placed, AddWatch(parent, name));
   if (placed.node == nullptr || !placed.is_new) return Status::Ok();
-  std::vector<DirNode*> todo{placed.node};
+  std::vector<DirNode*> pending{placed.node};
   Status first;
-  while (!todo.empty()) {
-    DirNode* node = todo.back();
-    todo.pop_back();
-    Status s = ListInto(node, mode, out, todo);
+  while (!pending.empty()) {
+    DirNode* node = pending.back();
+    pending.pop_back();
+    Status s = ListInto(node, mode, out, pending);
     if (first.ok() && !s.ok()) first = s;
   }
   return first;
 }
 
 Status InotifySource::ListInto(DirNode* node, ScanMode mode, std::vector<Event>& out,
-                               std::vector<DirNode*>& todo) {
+                               std::vector<DirNode*>& pending) {
   Status first;
   // The watch is in place before the listing: whatever the listing misses, an event reports.
   const std::string path = tree_.DirPath(node);
@@ -67,7 +67,7 @@ Status InotifySource::ListInto(DirNode* node, ScanMode mode, std::vector<Event>&
       if (first.ok()) first = placed.status();
       return;
     }
-    if (placed->node != nullptr && placed->is_new) todo.push_back(placed->node);
+    if (placed->node != nullptr && placed->is_new) pending.push_back(placed->node);
   });
   EnableReads(node, path);
   if (!listed.ok() && listed.code() != std::errc::no_such_file_or_directory &&
@@ -122,20 +122,20 @@ void InotifySource::HandleOverflow(std::vector<Event>& out) {
   std::vector<DirNode*> roots = tree_.RootNodes();
   std::sort(roots.begin(), roots.end(),
             [](const DirNode* a, const DirNode* b) { return a->root < b->root; });
-  std::vector<int> todo;
+  std::vector<int> pending;
   for (DirNode* root : roots) {
     Emit(out, kind::kOverflow, 0, root, "");
-    todo.push_back(root->wd);
+    pending.push_back(root->wd);
   }
-  while (!todo.empty()) {
-    DirNode* node = tree_.Find(todo.back());
-    todo.pop_back();
-    if (node != nullptr) Reconcile(node, out, todo);
+  while (!pending.empty()) {
+    DirNode* node = tree_.Find(pending.back());
+    pending.pop_back();
+    if (node != nullptr) Reconcile(node, out, pending);
   }
   UpdateWatchCount();
 }
 
-void InotifySource::Reconcile(DirNode* node, std::vector<Event>& out, std::vector<int>& todo) {
+void InotifySource::Reconcile(DirNode* node, std::vector<Event>& out, std::vector<int>& pending) {
   const std::string path = tree_.DirPath(node);
   // The directory at this path may have been replaced meanwhile (its IN_IGNORED can be lost
   // in an overflow too): re-adding the watch returns the existing descriptor only if not.
@@ -190,7 +190,7 @@ void InotifySource::Reconcile(DirNode* node, std::vector<Event>& out, std::vecto
     }
     if (!is_dir || !options_.recursive) continue;
     if (it->second.child != nullptr) {
-      todo.push_back(it->second.child->wd);
+      pending.push_back(it->second.child->wd);
     } else {  // known but not watched (an earlier watch failed): watch and report its contents
       Status s = WatchSubtree(node, name, ScanMode::kReport, out);
       if (!s.ok()) ReportRunningWatchError(s);
