@@ -53,7 +53,7 @@ Status FanotifySource::Drain(std::vector<Event>& out) {
   records_.clear();
   steps_.clear();
   namings_.clear();
-  events_ += out.size() - start;
+  counters_.events += out.size() - start;
   if (!read_error_.ok()) return std::exchange(read_error_, Status::Ok());
   return Status::Ok();
 }
@@ -166,7 +166,7 @@ void FanotifySource::HandleMove(const RawRecord& from, const HandleKey& to_dir,
 }
 
 void FanotifySource::HandleOverflow(std::vector<Event>& out) {
-  ++overflows_;
+  ++counters_.overflows;
   // Renames and removals were lost with the queue: learned locations may be wrong now.
   cache_.Clear();
   spdlog::warn("fanotify: the kernel event queue overflowed; events were lost");
@@ -259,7 +259,7 @@ void FanotifySource::Emit(std::vector<Event>& out, uint32_t mask, uint32_t cooki
 }
 
 void FanotifySource::CountUnresolved(const RawRecord& r, uint64_t kind) {
-  ++unresolved_;
+  ++counters_.unresolved;
   spdlog::debug("fanotify: could not place event {:#x} on '{}' (pid {}); dropped", kind,
                 r.name.empty() ? std::string(".") : r.name, r.pid);
 }

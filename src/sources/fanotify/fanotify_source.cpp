@@ -203,7 +203,7 @@ Status FanotifySource::AddMarks() {
     FATHOM_ASSIGN_OR_RETURN(std::string fsid, FsidOf(mount_fd, top));
     resolver_.AddFileSystem(fsid, std::move(owned));
   }
-  watches_ = marked.size();
+  counters_.watches = marked.size();
   return Status::Ok();
 }
 
@@ -213,14 +213,7 @@ Status FanotifySource::Wait(std::chrono::milliseconds timeout) {
 
 void FanotifySource::Stop() { waker_.Stop(); }
 
-SourceStats FanotifySource::Stats() const {
-  SourceStats s;
-  s.events = events_;
-  s.overflows = overflows_;
-  s.watches = watches_;
-  s.unresolved = unresolved_;
-  return s;
-}
+SourceStats FanotifySource::Stats() const { return counters_.Snapshot(); }
 
 }  // namespace fanotify_internal
 

@@ -126,11 +126,7 @@ class FanotifySource final : public Source {
   std::unordered_map<HandleKey, std::vector<size_t>> namings_;
   int extra_reads_ = 0;
   uint32_t last_cookie_ = 0;
-
-  std::atomic<uint64_t> events_{0};
-  std::atomic<uint64_t> overflows_{0};
-  std::atomic<uint64_t> watches_{0};
-  std::atomic<uint64_t> unresolved_{0};
+  source_internal::SourceCounters counters_;
 };
 
 }  // namespace fathom::fanotify_internal

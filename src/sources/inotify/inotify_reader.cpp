@@ -37,7 +37,7 @@ Status InotifySource::Drain(std::vector<Event>& out) {
     }
     ProcessBuffered(out, limit);
   }
-  events_ += out.size() - start;
+  counters_.events += out.size() - start;
   return Status::Ok();
 }
 
@@ -109,7 +109,7 @@ void InotifySource::Dispatch(const inotify_event* ev, std::vector<Event>& out) {
     if (it != released_wds_.end()) {
       if (m & IN_IGNORED) released_wds_.erase(it);  // the last record of a released watch
     } else if (!(m & IN_IGNORED)) {
-      ++unresolved_;
+      ++counters_.unresolved;
       spdlog::debug("inotify: event {:#x} for unknown watch {} dropped", m, ev->wd);
     }
     return;

@@ -91,16 +91,7 @@ Status InotifySource::Wait(std::chrono::milliseconds timeout) {
 
 void InotifySource::Stop() { waker_.Stop(); }
 
-SourceStats InotifySource::Stats() const {
-  SourceStats s;
-  s.events = events_;
-  s.overflows = overflows_;
-  s.rescans = rescans_;
-  s.watches = watches_;
-  s.unresolved = unresolved_;
-  s.watch_failures = watch_failures_;
-  return s;
-}
+SourceStats InotifySource::Stats() const { return counters_.Snapshot(); }
 
 }  // namespace inotify_internal
 

@@ -97,7 +97,7 @@ class InotifySource final : public Source {
   void Reconcile(DirNode* node, std::vector<Event>& out, std::vector<int>& pending);
   // Reports DELETE for everything known below `node`, deepest first, and forgets it.
   void EmitSubtreeDeletes(DirNode* node, std::vector<Event>& out);
-  void UpdateWatchCount() { watches_ = tree_.size(); }
+  void UpdateWatchCount() { counters_.watches = tree_.size(); }
 
   SourceOptions options_;
   WatchTree tree_;
@@ -120,13 +120,7 @@ class InotifySource final : public Source {
   // remaining queued events are stale, not unresolved.
   std::unordered_set<int> released_wds_;
   uint32_t last_cookie_ = 0;
-  uint64_t watch_failures_ = 0;
-
-  std::atomic<uint64_t> events_{0};
-  std::atomic<uint64_t> overflows_{0};
-  std::atomic<uint64_t> rescans_{0};
-  std::atomic<uint64_t> watches_{0};
-  std::atomic<uint64_t> unresolved_{0};
+  source_internal::SourceCounters counters_;
 };
 
 }  // namespace fathom::inotify_internal

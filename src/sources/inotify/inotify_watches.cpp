@@ -19,7 +19,7 @@ Result<InotifySource::Placed> InotifySource::AddWatch(DirNode* parent, std::stri
   if (wd < 0) {
     int err = errno;
     if (err == ENOENT || err == ENOTDIR) return Placed{};  // gone or replaced already
-    ++watch_failures_;
+    ++counters_.watch_failures;
     return WatchError(err, path);
   }
   if (DirNode* existing = tree_.Find(wd)) {
@@ -105,17 +105,17 @@ void InotifySource::ForgetNode(DirNode* node) {
 
 void InotifySource::ReportRunningWatchError(const Status& status) {
   // The event that led here was reported; only the directory's later changes are missed.
-  if (watch_failures_ == 1 || watch_failures_ % 1000 == 0) {
+  if (counters_.watch_failures == 1 || counters_.watch_failures % 1000 == 0) {
     spdlog::warn("inotify: {} (directories left unwatched so far: {})", status.message(),
-                 watch_failures_);
+                 counters_.watch_failures);
   } else {
     spdlog::debug("inotify: {}", status.message());
   }
 }
 
 void InotifySource::HandleOverflow(std::vector<Event>& out) {
-  ++overflows_;
-  ++rescans_;
+  ++counters_.overflows;
+  ++counters_.rescans;
   spdlog::warn(
       "inotify: the kernel queue overflowed (fs.inotify.max_queued_events); events were lost, "
       "rescanning the watched directories");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/unique_fd.h"
+#include "fathom/source.h"
 #include "fathom/status.h"
 
 namespace fathom::source_internal {
@@ -19,6 +20,27 @@ bool IsUnder(std::string_view path, std::string_view root);
 // The distinct roots, sorted; with `recursive`, a root inside another root is dropped because
 // the outer one covers it.
 std::vector<std::string> DistinctRoots(std::vector<std::string> roots, bool recursive);
+
+// A source's counters: bumped by its reading thread, read by Stats() from any thread.
+struct SourceCounters {
+  std::atomic<uint64_t> events{0};
+  std::atomic<uint64_t> overflows{0};
+  std::atomic<uint64_t> rescans{0};
+  std::atomic<uint64_t> watches{0};
+  std::atomic<uint64_t> unresolved{0};
+  std::atomic<uint64_t> watch_failures{0};
+
+  SourceStats Snapshot() const {
+    SourceStats s;
+    s.events = events;
+    s.overflows = overflows;
+    s.rescans = rescans;
+    s.watches = watches;
+    s.unresolved = unresolved;
+    s.watch_failures = watch_failures;
+    return s;
+  }
+};
 
 // Wait/Stop plumbing: Wait() polls the source's kernel descriptor and an eventfd; Stop() sets
 // a flag and writes the eventfd. Stop() is safe from any thread; Wait() from the source's one.
