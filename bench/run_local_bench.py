@@ -625,6 +625,18 @@ def run_one(args, monitor, fs_label, base, procs, cycles, run_id):
 # Reporting
 
 
+def write_table(out, table, left_columns):
+    """Writes rows (the first is the header) as aligned text columns: the first `left_columns`
+    left-aligned, the rest right-aligned, with a rule under the header. Short rows are padded."""
+    width = len(table[0])
+    widths = [max(len(str(row[i])) for row in table if len(row) > i) for i in range(width)]
+    for i, row in enumerate(table):
+        out.write("  " + "  ".join(str(c).ljust(widths[j]) if j < left_columns else str(c).rjust(widths[j])
+                                   for j, c in enumerate(row)).rstrip() + "\n")
+        if i == 0:
+            out.write("  " + "  ".join("-" * w for w in widths) + "\n")
+
+
 def fmt_num(v, digits=0):
     if v is None:
         return "-"
@@ -662,12 +674,7 @@ def print_tables(results, out):
                 if r["monitor"] != "none" and r.get("generated_create_delete") else "-",
                 fmt_num(r.get("overflows")), fmt_num(r.get("reported_per_s")),
                 fmt_num(r.get("cpu_s_per_mevent"), 2), fmt_num(rss / 1024.0, 1) if rss else "-"))
-        widths = [max(len(str(row[i])) for row in table) for i in range(len(header))]
-        for i, row in enumerate(table):
-            cells = [str(c).ljust(widths[j]) if j == 0 else str(c).rjust(widths[j]) for j, c in enumerate(row)]
-            out.write("  " + "  ".join(cells).rstrip() + "\n")
-            if i == 0:
-                out.write("  " + "  ".join("-" * w for w in widths) + "\n")
+        write_table(out, table, left_columns=1)
         errors = [r for r in rows if r.get("error")]
         for r in errors:
             out.write("  (!) %s: %s\n" % (r["monitor"], r["error"]))
@@ -700,12 +707,7 @@ def print_ratios(ratios, out):
     header = ("fs", "procs", "monitor", "reported/s", "CPU/Mev", "peak RSS")
     table = [header] + [(q["fs"], str(q["procs"]), q["monitor"], fmt_num(q["reported_per_s"], 2),
                          fmt_num(q["cpu_s_per_mevent"], 2), fmt_num(q["peak_rss"], 2)) for q in ratios]
-    widths = [max(len(str(row[i])) for row in table) for i in range(len(header))]
-    for i, row in enumerate(table):
-        out.write("  " + "  ".join(str(c).ljust(widths[j]) if j < 3 else str(c).rjust(widths[j])
-                                   for j, c in enumerate(row)).rstrip() + "\n")
-        if i == 0:
-            out.write("  " + "  ".join("-" * w for w in widths) + "\n")
+    write_table(out, table, left_columns=3)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_local_bench import (REPO, DEFAULT_KINDS, fs_type, log, machine_facts, proc_cpu_seconds,  # noqa: E402
+from run_local_bench import (REPO, write_table, DEFAULT_KINDS, fs_type, log, machine_facts, proc_cpu_seconds,  # noqa: E402
                              proc_status_kb, stop_process)
 
 WATCHES_SYSCTL = "/proc/sys/fs/inotify/max_user_watches"
@@ -193,12 +193,7 @@ def print_table(results, out):
         table.append((r["fs"], "{:,}".format(r["dirs"]), r["monitor"], "%.3f" % r["ready_s"],
                       "%.2f" % (r["cpu_s"] or 0), "%.1f" % (r["rss_kb"] / 1024), "%.1f" % (r["hwm_kb"] / 1024),
                       "{:,}".format(r["inotify_watches"]), "{:,}".format(r["fanotify_marks"])))
-    widths = [max(len(str(row[i])) for row in table if len(row) > i) for i in range(len(header))]
-    for i, row in enumerate(table):
-        out.write("  " + "  ".join(str(c).ljust(widths[j]) if j < 3 else str(c).rjust(widths[j])
-                                   for j, c in enumerate(row)).rstrip() + "\n")
-        if i == 0:
-            out.write("  " + "  ".join("-" * w for w in widths) + "\n")
+    write_table(out, table, left_columns=3)
 
 
 def parse_args(argv):
