@@ -201,15 +201,6 @@ class EventsFollow : public EventsCommand {
     Status s = writer_->Append(batch);
     ASSERT_TRUE(s.ok()) << s.message();
   }
-  std::vector<std::string> ReadLines(Subprocess& p, size_t n) {
-    std::vector<std::string> lines;
-    while (lines.size() < n) {
-      auto line = p.ReadLine(10s);
-      if (!line) break;
-      lines.push_back(*line);
-    }
-    return lines;
-  }
   void SetUp() override {
     EventsCommand::SetUp();
     auto store = EventStore::Open(testing::WriterOptions(db_));
@@ -222,11 +213,11 @@ class EventsFollow : public EventsCommand {
 TEST_F(EventsFollow, FollowPrintsNewEventsAsTheyAreStoredUntilSigterm) {
   Subprocess p(
       {FathomBinary(), "events", "--store", db_, "--since", "10", "--follow", "--format", "json"});
-  EXPECT_EQ(JsonIds(ReadLines(p, 2)), IdRange(11, 12));
+  EXPECT_EQ(JsonIds(p.ReadLines(2)), IdRange(11, 12));
   AppendMore({"/watched/g1", "/watched/g2"});
-  EXPECT_EQ(JsonIds(ReadLines(p, 2)), IdRange(13, 14));
+  EXPECT_EQ(JsonIds(p.ReadLines(2)), IdRange(13, 14));
   AppendMore({"/watched/g3"});
-  EXPECT_EQ(JsonIds(ReadLines(p, 1)), IdRange(15, 15));
+  EXPECT_EQ(JsonIds(p.ReadLines(1)), IdRange(15, 15));
   EXPECT_FALSE(p.ReadLine(300ms).has_value()) << "nothing beyond what was stored";
   p.Signal(SIGTERM);
   EXPECT_EQ(p.Wait(), 0) << p.stderr_text();
@@ -234,9 +225,9 @@ TEST_F(EventsFollow, FollowPrintsNewEventsAsTheyAreStoredUntilSigterm) {
 
 TEST_F(EventsFollow, FollowAppliesThePathFilterToNewEvents) {
   Subprocess p({FathomBinary(), "events", "--store", db_, "--path", "/watched/a", "--follow"});
-  EXPECT_EQ(ReadLines(p, 1), std::vector<std::string>{"/watched CREATE,ISDIR /a/x"});
+  EXPECT_EQ(p.ReadLines(1), std::vector<std::string>{"/watched CREATE,ISDIR /a/x"});
   AppendMore({"/watched/ab/1", "/watched/a/2", "/watched/b", "/watched/a"});
-  EXPECT_EQ(ReadLines(p, 2),
+  EXPECT_EQ(p.ReadLines(2),
             (std::vector<std::string>{"/watched CREATE /a/2", "/watched CREATE /a"}));
   p.Signal(SIGINT);
   EXPECT_EQ(p.Wait(), 0) << p.stderr_text();
@@ -246,7 +237,7 @@ TEST_F(EventsFollow, ConsumerRestartingWithItsLastIdGetsExactlyTheEventsAfterIt)
   uint64_t last_seen = 0;
   {
     Subprocess p({FathomBinary(), "events", "--store", db_, "--follow", "--format", "json"});
-    auto ids = JsonIds(ReadLines(p, 12));
+    auto ids = JsonIds(p.ReadLines(12));
     ASSERT_EQ(ids, IdRange(1, 12));
     last_seen = ids.back();
     p.Signal(SIGTERM);
@@ -255,9 +246,9 @@ TEST_F(EventsFollow, ConsumerRestartingWithItsLastIdGetsExactlyTheEventsAfterIt)
   AppendMore({"/watched/h1", "/watched/h2", "/watched/h3"});  // while no consumer runs
   Subprocess p({FathomBinary(), "events", "--store", db_, "--follow", "--format", "json", "--since",
                 std::to_string(last_seen)});
-  EXPECT_EQ(JsonIds(ReadLines(p, 3)), IdRange(13, 15));
+  EXPECT_EQ(JsonIds(p.ReadLines(3)), IdRange(13, 15));
   AppendMore({"/watched/h4"});
-  EXPECT_EQ(JsonIds(ReadLines(p, 1)), IdRange(16, 16));
+  EXPECT_EQ(JsonIds(p.ReadLines(1)), IdRange(16, 16));
   EXPECT_FALSE(p.ReadLine(300ms).has_value());
   p.Signal(SIGTERM);
   EXPECT_EQ(p.Wait(), 0);
@@ -266,7 +257,7 @@ TEST_F(EventsFollow, ConsumerRestartingWithItsLastIdGetsExactlyTheEventsAfterIt)
 TEST_F(EventsFollow, FollowWithLimitExitsOnceItPrintedThatMany) {
   Subprocess p({FathomBinary(), "events", "--store", db_, "--since", "11", "--follow", "--limit",
                 "3", "--format", "json"});
-  EXPECT_EQ(JsonIds(ReadLines(p, 1)), IdRange(12, 12));
+  EXPECT_EQ(JsonIds(p.ReadLines(1)), IdRange(12, 12));
   AppendMore({"/watched/i1", "/watched/i2", "/watched/i3"});
   EXPECT_EQ(JsonIds(p.ReadAllLines(10s)), IdRange(13, 14));
   EXPECT_EQ(p.Wait(), 0);
@@ -279,7 +270,7 @@ TEST_F(EventsFollow, FollowerOvertakenByRetentionFailsInsteadOfSkipping) {
   auto store = EventStore::Open(bounded);
   ASSERT_TRUE(store.ok());
   Subprocess p({FathomBinary(), "events", "--store", db_, "--follow", "--format", "json"});
-  EXPECT_EQ(JsonIds(ReadLines(p, 12)), IdRange(1, 12));
+  EXPECT_EQ(JsonIds(p.ReadLines(12)), IdRange(1, 12));
   auto batch = testing::MakeBatch(10, 0, "burst");  // ids 13..22; only 20..22 stay
   ASSERT_TRUE(store.value()->Append(batch).ok());
   EXPECT_EQ(p.Wait(), 1);

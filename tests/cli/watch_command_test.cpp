@@ -23,22 +23,12 @@ std::vector<std::string> WatchArgs(const std::string& dir, const std::vector<std
   return args;
 }
 
-std::vector<std::string> ReadLines(Subprocess& p, size_t n) {
-  std::vector<std::string> lines;
-  while (lines.size() < n) {
-    auto line = p.ReadLine(10s);
-    if (!line) break;
-    lines.push_back(*line);
-  }
-  return lines;
-}
-
 // Runs Evaluate_Output_Script one step at a time, reading each step's lines before the next.
 std::vector<std::string> RunPacedScript(Subprocess& p, const std::string& dir) {
   std::vector<std::string> lines;
   for (const auto& step : testing::EvaluateOutputScriptSteps(dir)) {
     step.run();
-    auto got = ReadLines(p, step.lines);
+    auto got = p.ReadLines(step.lines);
     lines.insert(lines.end(), got.begin(), got.end());
   }
   return lines;
@@ -60,7 +50,7 @@ TEST_P(WatchOnBackend, JsonRenameHalvesShareANonZeroCookie) {
   ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
   testing::WriteFile(dir / "a", "");
   testing::Rename(dir / "a", dir / "b");
-  auto lines = ReadLines(p, 4);  // CREATE, CLOSE_WRITE, MOVED_FROM, MOVED_TO
+  auto lines = p.ReadLines(4);  // CREATE, CLOSE_WRITE, MOVED_FROM, MOVED_TO
   ASSERT_EQ(lines.size(), 4u);
   auto from = nlohmann::json::parse(lines[2]);
   auto to = nlohmann::json::parse(lines[3]);
@@ -83,7 +73,7 @@ TEST_P(WatchOnBackend, EventAndExcludeFiltersApply) {
   testing::WriteFile(dir / "keep", "1");
   std::filesystem::remove(dir / "x.tmp");
   std::filesystem::remove(dir / "keep");
-  EXPECT_EQ(ReadLines(p, 1), std::vector<std::string>{dir.path() + " DELETE /keep"});
+  EXPECT_EQ(p.ReadLines(1), std::vector<std::string>{dir.path() + " DELETE /keep"});
   EXPECT_FALSE(p.ReadLine(300ms).has_value());
 }
 
@@ -92,7 +82,7 @@ TEST_P(WatchOnBackend, StoreInsideTheWatchedTreeDoesNotReportItself) {
   Subprocess p(WatchArgs(dir.path(), {"--backend", GetParam(), "--store", dir / "events.db"}));
   ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
   testing::WriteFile(dir / "one", "1");
-  auto lines = ReadLines(p, 3);
+  auto lines = p.ReadLines(3);
   EXPECT_EQ(lines, (std::vector<std::string>{dir.path() + " CREATE /one", dir.path() + " MODIFY /one",
                                              dir.path() + " CLOSE_WRITE /one"}));
   EXPECT_FALSE(p.ReadLine(500ms).has_value()) << "the store's own writes were reported";
@@ -130,7 +120,7 @@ TEST(WatchCommand, FanotifyPrintsTableIIForTheScriptAtFullSpeed) {
   Subprocess p(WatchArgs(dir.path(), {"--backend", "fanotify"}));
   ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
   testing::RunEvaluateOutputScript(dir.path());
-  EXPECT_EQ(ReadLines(p, 10), testing::ExpectedTableII(dir.path()));
+  EXPECT_EQ(p.ReadLines(10), testing::ExpectedTableII(dir.path()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, WatchOnBackend, ::testing::Values("inotify", "fanotify"));
@@ -159,7 +149,7 @@ TEST(WatchCommand, AutoBackendWithoutRootSaysWhyAndFallsBackToInotify) {
       << p.stderr_text();
   EXPECT_NE(p.stderr_text().find("backend inotify chosen"), std::string::npos) << p.stderr_text();
   testing::WriteFile(dir + "/seen", "");
-  EXPECT_EQ(ReadLines(p, 1), std::vector<std::string>{dir + " CREATE /seen"});
+  EXPECT_EQ(p.ReadLines(1), std::vector<std::string>{dir + " CREATE /seen"});
 }
 
 TEST(WatchCommand, NonRecursiveIgnoresSubdirectories) {
@@ -169,7 +159,7 @@ TEST(WatchCommand, NonRecursiveIgnoresSubdirectories) {
   ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
   testing::WriteFile(dir / "sub/inner", "");
   testing::WriteFile(dir / "top", "");
-  EXPECT_EQ(ReadLines(p, 2), (std::vector<std::string>{dir.path() + " CREATE /top", dir.path() + " CLOSE_WRITE /top"}));
+  EXPECT_EQ(p.ReadLines(2), (std::vector<std::string>{dir.path() + " CREATE /top", dir.path() + " CLOSE_WRITE /top"}));
 }
 
 struct BadUsage {

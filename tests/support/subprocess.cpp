@@ -72,6 +72,16 @@ std::optional<std::string> Subprocess::ReadLine(std::chrono::milliseconds timeou
   }
 }
 
+std::vector<std::string> Subprocess::ReadLines(size_t n, std::chrono::milliseconds per_line) {
+  std::vector<std::string> lines;
+  while (lines.size() < n) {
+    auto line = ReadLine(per_line);
+    if (!line) break;
+    lines.push_back(*line);
+  }
+  return lines;
+}
+
 std::vector<std::string> Subprocess::ReadAllLines(std::chrono::milliseconds timeout) {
   std::vector<std::string> lines;
   while (auto line = ReadLine(timeout)) lines.push_back(*line);

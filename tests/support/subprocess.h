@@ -24,6 +24,8 @@ class Subprocess {
   pid_t pid() const { return pid_; }
   // Next stdout line (without '\n'), or nullopt at EOF or when `timeout` passes.
   std::optional<std::string> ReadLine(std::chrono::milliseconds timeout);
+  // Up to `n` stdout lines, each awaited for at most `per_line` (fewer on EOF or timeout).
+  std::vector<std::string> ReadLines(size_t n, std::chrono::milliseconds per_line = std::chrono::seconds(10));
   // Reads stderr until a line containing `needle` appears; false on EOF or timeout.
   bool WaitForStderr(const std::string& needle, std::chrono::milliseconds timeout);
   // Everything read from stderr so far (including lines consumed by WaitForStderr).
