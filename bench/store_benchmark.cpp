@@ -2,12 +2,9 @@
 //
 // BM_AppendBatch/<batch>/<sync_full>: rows/s appended in one transaction per batch.
 // BM_AppendBatchBounded: the same with max_events retention removing as many rows as it adds.
-// BM_AppendBatchWithPathIndex: the same with an index on path added to the file, the
-//   alternative the store's schema declines (see src/store/store_schema.h).
 // BM_ReplayAll / BM_ReplayPrefix: replay rate over a 1M-event store; for a
 //   prefix, items are the rows of the store (the scan rate) and "matched" the events returned.
 #include <benchmark/benchmark.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -59,19 +56,9 @@ std::vector<Event> MakeEvents(size_t n, uint64_t first) {
   return batch;
 }
 
-bool AddPathIndex(const std::string& path) {
-  sqlite3* db = nullptr;
-  int rc = sqlite3_open(path.c_str(), &db);
-  if (rc == SQLITE_OK)
-    rc = sqlite3_exec(db, "CREATE INDEX events_by_path ON events(path)", nullptr, nullptr, nullptr);
-  sqlite3_close(db);
-  return rc == SQLITE_OK;
-}
-
 struct AppendSetup {
   bool sync_full = false;
   uint64_t max_events = 0;
-  bool path_index = false;
 };
 
 void RunAppend(benchmark::State& state, const AppendSetup& setup) {
@@ -80,9 +67,8 @@ void RunAppend(benchmark::State& state, const AppendSetup& setup) {
   options.path = dir.File("events.db");
   options.sync_full = setup.sync_full;
   options.max_events = setup.max_events;
-  if (!dir.ok() || !EventStore::Open(options).ok() ||
-      (setup.path_index && !AddPathIndex(options.path))) {
-    state.SkipWithError("cannot create a store in $TMPDIR");
+  if (!dir.ok()) {
+    state.SkipWithError("cannot create a directory in $TMPDIR");
     return;
   }
   auto store = EventStore::Open(options);
@@ -103,7 +89,7 @@ void RunAppend(benchmark::State& state, const AppendSetup& setup) {
 }
 
 void BM_AppendBatch(benchmark::State& state) {
-  RunAppend(state, {.sync_full = state.range(1) != 0, .max_events = 0, .path_index = false});
+  RunAppend(state, {.sync_full = state.range(1) != 0, .max_events = 0});
 }
 BENCHMARK(BM_AppendBatch)
     ->ArgNames({"batch", "sync_full"})
@@ -111,14 +97,9 @@ BENCHMARK(BM_AppendBatch)
     ->UseRealTime();
 
 void BM_AppendBatchBounded(benchmark::State& state) {
-  RunAppend(state, {.sync_full = false, .max_events = 100'000, .path_index = false});
+  RunAppend(state, {.sync_full = false, .max_events = 100'000});
 }
 BENCHMARK(BM_AppendBatchBounded)->ArgName("batch")->Arg(1000)->Arg(8000)->UseRealTime();
-
-void BM_AppendBatchWithPathIndex(benchmark::State& state) {
-  RunAppend(state, {.sync_full = false, .max_events = 0, .path_index = true});
-}
-BENCHMARK(BM_AppendBatchWithPathIndex)->ArgName("batch")->Arg(1000)->Arg(8000)->UseRealTime();
 
 // A read-only store of kReplayEvents events, built once per benchmark run.
 class ReplayFixture {

@@ -6,6 +6,12 @@
 // Stop(). Stop() alone may be called from any thread (or a signal-driven thread); it makes a
 // pending Wait() return promptly. Stats() may be called from any thread.
 // Sources are created through a SourceRegistry and owned by the caller (std::unique_ptr).
+//
+// Sources that read a durable log (a Lustre changelog) have positions: Resume() before
+// Start() says where the store left off; Position() is the log position covered by every
+// event Drain() has handed out so far; after those events are durably committed the caller
+// calls Acknowledge() with that position, and only then may the source release the log up
+// to it (e.g. clear the changelog). Kernel sources have no positions (Position() == 0).
 #pragma once
 
 #include <chrono>
@@ -55,6 +61,13 @@ class Source {
   // Thread-safe; wakes Wait(). After Stop(), Wait() returns at once.
   virtual void Stop() = 0;
   virtual SourceStats Stats() const = 0;
+
+  // Positions (see above). Resume() before Start(); Position() from the thread that calls
+  // Drain(), after it; Acknowledge() from another thread (the one committing), concurrently
+  // with Wait()/Drain(), with non-decreasing positions.
+  virtual Status Resume(uint64_t /*position*/) { return Status::Ok(); }
+  virtual uint64_t Position() const { return 0; }
+  virtual Status Acknowledge(uint64_t /*position*/) { return Status::Ok(); }
 };
 
 // One registered backend: its name, its rank for "auto", whether it can serve the options

@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fathom/event.h"
@@ -29,6 +31,13 @@ struct StoreOptions {
                                          // NORMAL, durable against process crashes only
 };
 
+// How far a source with a durable log (a Lustre changelog) has been stored: its name as the
+// Source reports it and the log position covered by the events committed with it.
+struct SourcePosition {
+  std::string source;
+  uint64_t position = 0;
+};
+
 struct ReplayQuery {
   uint64_t since_id = 0;       // events with id > since_id
   std::string path_prefix;     // only paths equal to it or under it ("" = all)
@@ -41,8 +50,13 @@ class EventStore {
 
   static Result<std::unique_ptr<EventStore>> Open(const StoreOptions& options);
 
-  // Commits `batch` in one transaction and writes the assigned ids into it.
-  virtual Status Append(std::vector<Event>& batch) = 0;
+  // Commits `batch` in one transaction and writes the assigned ids into it. `position`, when
+  // given, is recorded in that same transaction (even for an empty batch), so a store never
+  // holds events without the position that covers them, nor a position without its events.
+  virtual Status Append(std::vector<Event>& batch,
+                        const std::optional<SourcePosition>& position = std::nullopt) = 0;
+  // The last position recorded for `source` (0 if none).
+  virtual Result<uint64_t> Position(std::string_view source) = 0;
   // Calls `fn` for each matching event in id order until it returns false.
   virtual Status Replay(const ReplayQuery& query, const std::function<bool(const Event&)>& fn) = 0;
   // The highest id ever assigned (0 for a new store).

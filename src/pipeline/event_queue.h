@@ -3,9 +3,13 @@
 // Push() blocks while the queue holds `capacity` events or more (back-pressure, never drops).
 // Pop() takes everything queued (up to `max` events) or waits. Close() wakes both sides;
 // after it Push() returns false and Pop() returns what is left, then empty.
+// A batch may carry the source position it completes (0: none); batches are only ever taken
+// whole, so Pop() can report the highest position its events complete.
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <mutex>
 #include <vector>
@@ -18,24 +22,27 @@ class EventQueue {
  public:
   explicit EventQueue(size_t capacity) : capacity_(capacity) {}
 
-  bool Push(std::vector<Event>&& batch) {
+  bool Push(std::vector<Event>&& batch, uint64_t position = 0) {
     std::unique_lock lock(mu_);
     not_full_.wait(lock, [&] { return closed_ || size_ < capacity_; });
     if (closed_) return false;
     size_ += batch.size();
-    batches_.push_back(std::move(batch));
+    batches_.push_back({std::move(batch), position});
     not_empty_.notify_one();
     return true;
   }
 
-  // Moves up to roughly `max` events into `out` (whole batches). Returns false when the
-  // queue is closed and empty.
-  bool Pop(std::vector<Event>& out, size_t max) {
+  // Moves up to roughly `max` events into `out` (whole batches) and sets `position` to the
+  // highest position among them (0 if none). Returns false when the queue is closed and empty.
+  bool Pop(std::vector<Event>& out, size_t max, uint64_t& position) {
     std::unique_lock lock(mu_);
     not_empty_.wait(lock, [&] { return closed_ || !batches_.empty(); });
+    position = 0;
     if (batches_.empty()) return false;
-    while (!batches_.empty() && (out.empty() || out.size() + batches_.front().size() <= max)) {
-      auto& front = batches_.front();
+    while (!batches_.empty() &&
+           (out.empty() || out.size() + batches_.front().events.size() <= max)) {
+      position = std::max(position, batches_.front().position);
+      auto& front = batches_.front().events;
       size_ -= front.size();
       if (out.empty()) {
         out = std::move(front);
@@ -61,7 +68,11 @@ class EventQueue {
   std::mutex mu_;
   std::condition_variable not_full_;
   std::condition_variable not_empty_;
-  std::deque<std::vector<Event>> batches_;  // guarded by mu_
+  struct Batch {
+    std::vector<Event> events;
+    uint64_t position;
+  };
+  std::deque<Batch> batches_;               // guarded by mu_
   size_t size_ = 0;                         // guarded by mu_
   bool closed_ = false;                     // guarded by mu_
 };

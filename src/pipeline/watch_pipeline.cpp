@@ -51,6 +51,10 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
   std::unique_ptr<Source> source;
   FATHOM_ASSIGN_OR_RETURN(source, registry.Create(options_.backend, options_.source,
                                                   [](const std::string& m) { spdlog::info("{}", m); }));
+  if (store) {
+    FATHOM_ASSIGN_OR_RETURN(uint64_t position, store->Position(source->name()));
+    FATHOM_RETURN_IF_ERROR(source->Resume(position));
+  }
   FATHOM_RETURN_IF_ERROR(source->Start());
   {
     std::lock_guard lock(source_mu_);
@@ -62,6 +66,7 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
   const EventFilter filter(options_.filter);
   internal::EventQueue queue(options_.queue_capacity);
   Status reader_status;
+  uint64_t pushed_position = 0;  // reader thread only
   std::thread reader([&] {
     RaiseReaderPriority();
     const auto start = std::chrono::steady_clock::now();
@@ -79,7 +84,10 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
         break;
       }
       std::erase_if(batch, [&](const Event& e) { return !filter.Matches(e); });
-      if (!batch.empty() && !queue.Push(std::move(batch))) break;
+      const uint64_t position = source->Position();
+      const bool advanced = position > pushed_position;
+      if ((!batch.empty() || advanced) && !queue.Push(std::move(batch), position)) break;
+      pushed_position = position;
     }
     queue.Close();
   });
@@ -89,13 +97,18 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
   Status writer_status;
   std::string text;
   std::vector<Event> batch;
-  while (queue.Pop(batch, options_.max_batch)) {
+  uint64_t position = 0;
+  while (queue.Pop(batch, options_.max_batch, position)) {
     if (options_.max_count > 0 && summary.events_written + batch.size() >= options_.max_count) {
+      if (batch.size() > options_.max_count - summary.events_written) position = 0;  // cut short
       batch.resize(options_.max_count - summary.events_written);
       Stop();
     }
     if (store) {
-      writer_status = store->Append(batch);
+      std::optional<SourcePosition> stored;
+      if (position > 0) stored = SourcePosition{std::string(source->name()), position};
+      writer_status = store->Append(batch, stored);
+      if (writer_status.ok() && position > 0) writer_status = source->Acknowledge(position);
       if (!writer_status.ok()) {
         Stop();
         break;

@@ -39,10 +39,19 @@ class Statement {
   void BindText(int index, std::string_view value) {
     sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
   }
+  // `value` must outlive the next step (bound without a copy).
+  void BindBlob(int index, std::string_view value) {
+    sqlite3_bind_blob(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
+  }
   int64_t ColumnInt(int column) const { return sqlite3_column_int64(stmt_, column); }
   std::string ColumnText(int column) const;
   // Assigns the column's text to `out`, reusing its storage.
   void ColumnText(int column, std::string& out) const;
+  // Valid until the next step or reset.
+  std::string_view ColumnBlob(int column) const {
+    const void* data = sqlite3_column_blob(stmt_, column);
+    return {static_cast<const char*>(data), static_cast<size_t>(sqlite3_column_bytes(stmt_, column))};
+  }
   bool ColumnIsNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 
  private:

@@ -1,12 +1,15 @@
-// sqlite_store.cpp — EventStore on SQLite: batched appends under one transaction, an id
-// high-water mark that survives retention, retention that removes the oldest rows in bounded
-// chunks, and streaming replay straight from a prepared statement.
+// sqlite_store.cpp — EventStore on SQLite: batched appends under one transaction with events
+// many to a row, an id high-water mark that survives retention, exact retention (a floor id
+// below which events are gone; whole chunks below it are deleted) in bounded steps, source
+// positions committed with their events, and streaming replay that decodes chunks.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
+#include <span>
 
 #include "fathom/store.h"
+#include "store/event_chunk.h"
 #include "store/sqlite_handle.h"
 #include "store/store_schema.h"
 
@@ -16,65 +19,42 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kRowsPerInsert = 32;  // rows bound into one multi-row INSERT
-constexpr int kColumnsPerRow = 8;
-constexpr uint64_t kPruneChunk = 50'000;  // rows removed per transaction at most
+constexpr uint64_t kPruneChunk = 50'000;  // ids removed per transaction at most
 constexpr auto kAgeCheckInterval = std::chrono::seconds(1);
-constexpr const char* kSelectColumns =
-    "SELECT id, ts, mask, cookie, root, path, source, attrs FROM events";
-
-std::string MultiRowInsert(int rows) {
-  std::string sql = "INSERT INTO events(id, ts, mask, cookie, root, path, source, attrs) VALUES";
-  for (int i = 0; i < rows; ++i) sql += i == 0 ? "(?,?,?,?,?,?,?,?)" : ",(?,?,?,?,?,?,?,?)";
-  return sql;
-}
-
-void BindEvent(Statement& stmt, int row, const Event& e) {
-  const int base = row * kColumnsPerRow;
-  stmt.BindInt(base + 1, static_cast<int64_t>(e.id));
-  stmt.BindInt(base + 2, e.ts_ns);
-  stmt.BindInt(base + 3, e.mask);
-  stmt.BindInt(base + 4, e.cookie);
-  stmt.BindText(base + 5, e.root);
-  stmt.BindText(base + 6, e.path);
-  stmt.BindText(base + 7, e.source);
-  stmt.BindText(base + 8, e.attrs);
-}
-
-// Overwrites `e` with the current row, reusing its strings' storage.
-void ReadEvent(const Statement& stmt, Event& e) {
-  e.id = static_cast<uint64_t>(stmt.ColumnInt(0));
-  e.ts_ns = stmt.ColumnInt(1);
-  e.mask = static_cast<uint32_t>(stmt.ColumnInt(2));
-  e.cookie = static_cast<uint32_t>(stmt.ColumnInt(3));
-  stmt.ColumnText(4, e.root);
-  stmt.ColumnText(5, e.path);
-  stmt.ColumnText(6, e.source);
-  stmt.ColumnText(7, e.attrs);
-}
 
 // Statements a writer runs on every append, prepared once.
 struct WriterStatements {
-  Statement begin, commit, insert_many, insert_one, read_last, write_last, first_id, delete_below,
-      first_young;
+  Statement begin, commit, insert_chunk, read_last, write_last, read_first, write_first,
+      delete_below, chunks_from, write_position;
 
   static Result<WriterStatements> Prepare(const Connection& db) {
     WriterStatements w;
     const std::string_view what = "preparing the append statements";
     FATHOM_ASSIGN_OR_RETURN(w.begin, db.Prepare("BEGIN IMMEDIATE", what));
     FATHOM_ASSIGN_OR_RETURN(w.commit, db.Prepare("COMMIT", what));
-    FATHOM_ASSIGN_OR_RETURN(w.insert_many, db.Prepare(MultiRowInsert(kRowsPerInsert), what));
-    FATHOM_ASSIGN_OR_RETURN(w.insert_one, db.Prepare(MultiRowInsert(1), what));
+    FATHOM_ASSIGN_OR_RETURN(
+        w.insert_chunk,
+        db.Prepare("INSERT INTO chunks(first_id, last_id, min_ts, max_ts, data) VALUES(?,?,?,?,?)",
+                   what));
     FATHOM_ASSIGN_OR_RETURN(w.read_last,
                             db.Prepare("SELECT value FROM meta WHERE key = 'last_id'", what));
     FATHOM_ASSIGN_OR_RETURN(w.write_last,
                             db.Prepare("UPDATE meta SET value = ?1 WHERE key = 'last_id'", what));
-    FATHOM_ASSIGN_OR_RETURN(w.first_id, db.Prepare("SELECT min(id) FROM events", what));
-    FATHOM_ASSIGN_OR_RETURN(w.delete_below, db.Prepare("DELETE FROM events WHERE id < ?1", what));
+    FATHOM_ASSIGN_OR_RETURN(w.read_first,
+                            db.Prepare("SELECT value FROM meta WHERE key = 'first_id'", what));
+    FATHOM_ASSIGN_OR_RETURN(w.write_first,
+                            db.Prepare("UPDATE meta SET value = ?1 WHERE key = 'first_id'", what));
+    FATHOM_ASSIGN_OR_RETURN(w.delete_below,
+                            db.Prepare("DELETE FROM chunks WHERE last_id < ?1", what));
+    FATHOM_ASSIGN_OR_RETURN(w.chunks_from,
+                            db.Prepare("SELECT first_id, max_ts, data FROM chunks WHERE last_id "
+                                       ">= ?1 AND first_id < ?2 ORDER BY first_id",
+                                       what));
     FATHOM_ASSIGN_OR_RETURN(
-        w.first_young, db.Prepare("SELECT id FROM events WHERE id >= ?1 AND id < ?2 AND ts >= ?3 "
-                                  "ORDER BY id LIMIT 1",
-                                  what));
+        w.write_position,
+        db.Prepare("INSERT INTO positions(source, position) VALUES(?1, ?2) ON CONFLICT(source) "
+                   "DO UPDATE SET position = excluded.position",
+                   what));
     return w;
   }
 };
@@ -84,7 +64,8 @@ class SqliteStore final : public EventStore {
   SqliteStore(StoreOptions options, Connection db, WriterStatements w)
       : options_(std::move(options)), db_(std::move(db)), w_(std::move(w)) {}
 
-  Status Append(std::vector<Event>& batch) override;
+  Status Append(std::vector<Event>& batch, const std::optional<SourcePosition>& position) override;
+  Result<uint64_t> Position(std::string_view source) override;
   Status Replay(const ReplayQuery& query, const std::function<bool(const Event&)>& fn) override;
   Result<uint64_t> LastId() override;
   Result<uint64_t> FirstId() override;
@@ -94,15 +75,19 @@ class SqliteStore final : public EventStore {
   Status RequireWriter(std::string_view what) const;
   // A single-row query on a prepared writer statement; `fallback` when it yields NULL or no row.
   Result<int64_t> QueryPrepared(Statement& stmt, std::string_view what, int64_t fallback = 0);
-  Status InsertRows(std::vector<Event>& batch);
-  // Inside an open transaction: removes at most `max_rows` of the oldest rows that the bounds
+  // Encodes `events` (ids assigned, contiguous) into chunk rows.
+  Status InsertChunks(std::span<const Event> events);
+  // The first id in [from, cap) whose event is not older than max_age (cap if none).
+  Result<uint64_t> FirstYoungId(uint64_t from, uint64_t cap);
+  // Inside an open transaction: removes at most `max_ids` of the oldest events that the bounds
   // no longer allow (`check_age`: also those older than max_age). Returns how many it removed.
-  Result<uint64_t> RemoveExpired(uint64_t last_id, uint64_t max_rows, bool check_age);
+  Result<uint64_t> RemoveExpired(uint64_t last_id, uint64_t max_ids, bool check_age);
 
   StoreOptions options_;
   Connection db_;
   WriterStatements w_;  // empty for a reader
   Clock::time_point next_age_check_{};
+  std::string blob_;    // reused encoding buffer
 };
 
 Status SqliteStore::RequireWriter(std::string_view what) const {
@@ -126,48 +111,79 @@ Result<int64_t> SqliteStore::QueryPrepared(Statement& stmt, std::string_view wha
   return value;
 }
 
-Status SqliteStore::InsertRows(std::vector<Event>& batch) {
-  size_t i = 0;
-  for (; i + kRowsPerInsert <= batch.size(); i += kRowsPerInsert) {
-    for (int row = 0; row < kRowsPerInsert; ++row) BindEvent(w_.insert_many, row, batch[i + row]);
-    FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.insert_many, "inserting events"));
-  }
-  for (; i < batch.size(); ++i) {
-    BindEvent(w_.insert_one, 0, batch[i]);
-    FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.insert_one, "inserting events"));
+Status SqliteStore::InsertChunks(std::span<const Event> events) {
+  while (!events.empty()) {
+    const auto chunk = events.first(std::min(events.size(), kMaxChunkEvents));
+    events = events.subspan(chunk.size());
+    blob_.clear();
+    EncodeChunk(chunk, blob_);
+    int64_t min_ts = chunk.front().ts_ns, max_ts = min_ts;
+    for (const auto& e : chunk) {
+      min_ts = std::min(min_ts, e.ts_ns);
+      max_ts = std::max(max_ts, e.ts_ns);
+    }
+    w_.insert_chunk.BindInt(1, static_cast<int64_t>(chunk.front().id));
+    w_.insert_chunk.BindInt(2, static_cast<int64_t>(chunk.back().id));
+    w_.insert_chunk.BindInt(3, min_ts);
+    w_.insert_chunk.BindInt(4, max_ts);
+    w_.insert_chunk.BindBlob(5, blob_);
+    FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.insert_chunk, "inserting events"));
   }
   return Status::Ok();
 }
 
-Result<uint64_t> SqliteStore::RemoveExpired(uint64_t last_id, uint64_t max_rows, bool check_age) {
-  FATHOM_ASSIGN_OR_RETURN(int64_t first, QueryPrepared(w_.first_id, "finding the oldest event"));
-  if (first <= 0) return uint64_t{0};
-  const uint64_t oldest = static_cast<uint64_t>(first);
-  const uint64_t cap = oldest + max_rows;  // exclusive: never remove this id or above
-  uint64_t stop = 0;                       // exclusive: remove ids below it
-  if (options_.max_events > 0 && last_id >= options_.max_events) {
-    stop = last_id - options_.max_events + 1;
+Result<uint64_t> SqliteStore::FirstYoungId(uint64_t from, uint64_t cap) {
+  const int64_t cutoff =
+      NowNs() - std::chrono::duration_cast<std::chrono::nanoseconds>(options_.max_age).count();
+  Statement& stmt = w_.chunks_from;
+  stmt.BindInt(1, static_cast<int64_t>(from));
+  stmt.BindInt(2, static_cast<int64_t>(cap));
+  uint64_t young = cap;
+  Status status;
+  int rc = SQLITE_DONE;
+  while (young == cap && (rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
+    if (stmt.ColumnInt(1) < cutoff) continue;  // every event of this chunk is expired
+    status = DecodeChunk(stmt.ColumnBlob(2), static_cast<uint64_t>(stmt.ColumnInt(0)),
+                         [&](const Event& e) {
+                           if (e.id < from || e.ts_ns < cutoff) return true;
+                           young = std::min(e.id, cap);
+                           return false;
+                         });
+    if (!status.ok()) break;
   }
-  if (check_age && options_.max_age.count() > 0 && std::max(oldest, stop) < cap) {
-    const int64_t age_ns =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(options_.max_age).count();
-    w_.first_young.BindInt(1, static_cast<int64_t>(std::max(oldest, stop)));
-    w_.first_young.BindInt(2, static_cast<int64_t>(cap));
-    w_.first_young.BindInt(3, NowNs() - age_ns);
-    FATHOM_ASSIGN_OR_RETURN(int64_t young, QueryPrepared(w_.first_young, "finding expired events",
-                                                         static_cast<int64_t>(cap)));
-    stop = std::max(stop, static_cast<uint64_t>(young));
+  if (status.ok() && young == cap && rc != SQLITE_DONE && rc != SQLITE_ROW) {
+    status = db_.Error(rc, "finding expired events");
   }
-  stop = std::min(stop, cap);
-  if (stop <= oldest) return uint64_t{0};
-  w_.delete_below.BindInt(1, static_cast<int64_t>(stop));
-  FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.delete_below, "removing expired events"));
-  return static_cast<uint64_t>(sqlite3_changes64(db_.get()));
+  stmt.Reset();
+  if (!status.ok()) return status;
+  return young;
 }
 
-Status SqliteStore::Append(std::vector<Event>& batch) {
+Result<uint64_t> SqliteStore::RemoveExpired(uint64_t last_id, uint64_t max_ids, bool check_age) {
+  FATHOM_ASSIGN_OR_RETURN(int64_t first, QueryPrepared(w_.read_first, "finding the oldest event", 1));
+  const uint64_t oldest = static_cast<uint64_t>(first);
+  if (oldest > last_id) return uint64_t{0};  // empty
+  const uint64_t cap = std::min(oldest + max_ids, last_id + 1);  // never remove this id or above
+  uint64_t stop = oldest;                                        // exclusive: remove ids below it
+  if (options_.max_events > 0 && last_id >= options_.max_events) {
+    stop = std::max(stop, last_id - options_.max_events + 1);
+  }
+  stop = std::min(stop, cap);
+  if (check_age && options_.max_age.count() > 0 && stop < cap) {
+    FATHOM_ASSIGN_OR_RETURN(uint64_t young, FirstYoungId(stop, cap));
+    stop = std::max(stop, young);
+  }
+  if (stop <= oldest) return uint64_t{0};
+  w_.write_first.BindInt(1, static_cast<int64_t>(stop));
+  FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.write_first, "removing expired events"));
+  w_.delete_below.BindInt(1, static_cast<int64_t>(stop));
+  FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.delete_below, "removing expired events"));
+  return stop - oldest;
+}
+
+Status SqliteStore::Append(std::vector<Event>& batch, const std::optional<SourcePosition>& position) {
   FATHOM_RETURN_IF_ERROR(RequireWriter("appending events"));
-  if (batch.empty()) return Status::Ok();
+  if (batch.empty() && !position) return Status::Ok();
   const auto now = Clock::now();
   const bool check_age = options_.max_age.count() > 0 && now >= next_age_check_;
   auto run = [&]() -> Status {
@@ -175,9 +191,14 @@ Status SqliteStore::Append(std::vector<Event>& batch) {
     FATHOM_ASSIGN_OR_RETURN(int64_t last, QueryPrepared(w_.read_last, "reading the last id"));
     uint64_t id = static_cast<uint64_t>(last);
     for (auto& e : batch) e.id = ++id;
-    FATHOM_RETURN_IF_ERROR(InsertRows(batch));
+    FATHOM_RETURN_IF_ERROR(InsertChunks(batch));
     w_.write_last.BindInt(1, static_cast<int64_t>(id));
     FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.write_last, "recording the last id"));
+    if (position) {
+      w_.write_position.BindText(1, position->source);
+      w_.write_position.BindInt(2, static_cast<int64_t>(position->position));
+      FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.write_position, "recording the source position"));
+    }
     if (options_.max_events > 0 || check_age) {
       FATHOM_ASSIGN_OR_RETURN(uint64_t removed, RemoveExpired(id, kPruneChunk, check_age));
       if (removed > 0)
@@ -197,7 +218,7 @@ Status SqliteStore::Append(std::vector<Event>& batch) {
 
 Status SqliteStore::Prune() {
   FATHOM_RETURN_IF_ERROR(RequireWriter("removing expired events"));
-  // One bounded transaction per chunk, so that a huge purge never holds the lock for long.
+  // One bounded transaction per step, so that a huge purge never holds the lock for long.
   for (;;) {
     uint64_t removed = 0;
     auto run = [&]() -> Status {
@@ -220,31 +241,44 @@ Status SqliteStore::Replay(const ReplayQuery& query, const std::function<bool(co
   std::string prefix = query.path_prefix;
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
   const bool filtered = !prefix.empty();  // "" and "/" match everything
-  // Paths under P sort in [P + "/", P + "0"): '0' is the byte after '/'. P + "0..." or
-  // P + ".txt" (siblings) fall outside.
-  const std::string under = prefix + "/";
-  const std::string past = prefix + "0";
-  std::string sql = kSelectColumns;
-  sql += " WHERE id > ?1";
-  if (filtered) sql += " AND (path = ?2 OR (path >= ?3 AND path < ?4))";
-  sql += " ORDER BY id LIMIT ?5";
-  FATHOM_ASSIGN_OR_RETURN(Statement stmt, db_.Prepare(sql, "preparing the replay"));
+  // One statement, so the retention floor and the chunks come from the same snapshot.
+  FATHOM_ASSIGN_OR_RETURN(
+      Statement stmt,
+      db_.Prepare("SELECT first_id, data, (SELECT value FROM meta WHERE key = 'first_id') "
+                  "FROM chunks WHERE last_id > ?1 ORDER BY first_id",
+                  "preparing the replay"));
   stmt.BindInt(1, static_cast<int64_t>(std::min<uint64_t>(query.since_id, INT64_MAX)));
-  if (filtered) {
-    stmt.BindText(2, prefix);
-    stmt.BindText(3, under);
-    stmt.BindText(4, past);
-  }
-  stmt.BindInt(
-      5, query.limit == 0 ? -1 : static_cast<int64_t>(std::min<uint64_t>(query.limit, INT64_MAX)));
-  Event e;
-  for (;;) {
+  uint64_t remaining = query.limit == 0 ? UINT64_MAX : query.limit;
+  bool more = true;
+  while (more) {
     int rc = sqlite3_step(stmt.get());
     if (rc == SQLITE_DONE) return Status::Ok();
     if (rc != SQLITE_ROW) return db_.Error(rc, "replaying events");
-    ReadEvent(stmt, e);
-    if (!fn(e)) return Status::Ok();
+    const uint64_t floor = static_cast<uint64_t>(stmt.ColumnInt(2));
+    const uint64_t after = std::max(query.since_id, floor == 0 ? 0 : floor - 1);
+    FATHOM_RETURN_IF_ERROR(DecodeChunk(
+        stmt.ColumnBlob(1), static_cast<uint64_t>(stmt.ColumnInt(0)), [&](const Event& e) {
+          if (e.id <= after) return true;
+          if (filtered && !(e.path.starts_with(prefix) &&
+                            (e.path.size() == prefix.size() || e.path[prefix.size()] == '/'))) {
+            return true;
+          }
+          more = fn(e) && --remaining > 0;
+          return more;
+        }).WithContext("event store " + options_.path));
   }
+  return Status::Ok();
+}
+
+Result<uint64_t> SqliteStore::Position(std::string_view source) {
+  FATHOM_ASSIGN_OR_RETURN(
+      Statement stmt,
+      db_.Prepare("SELECT position FROM positions WHERE source = ?1", "reading a source position"));
+  stmt.BindText(1, source);
+  int rc = sqlite3_step(stmt.get());
+  if (rc == SQLITE_ROW) return static_cast<uint64_t>(stmt.ColumnInt(0));
+  if (rc == SQLITE_DONE) return uint64_t{0};
+  return db_.Error(rc, "reading a source position");
 }
 
 Result<uint64_t> SqliteStore::LastId() {
@@ -254,8 +288,11 @@ Result<uint64_t> SqliteStore::LastId() {
 }
 
 Result<uint64_t> SqliteStore::FirstId() {
-  FATHOM_ASSIGN_OR_RETURN(int64_t first,
-                          db_.QueryInt("SELECT min(id) FROM events", "finding the oldest event"));
+  FATHOM_ASSIGN_OR_RETURN(
+      int64_t first,
+      db_.QueryInt("SELECT CASE WHEN f.value > l.value THEN 0 ELSE f.value END FROM meta f, meta l "
+                   "WHERE f.key = 'first_id' AND l.key = 'last_id'",
+                   "finding the oldest event"));
   return static_cast<uint64_t>(first);
 }
 

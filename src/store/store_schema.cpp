@@ -1,4 +1,5 @@
 #include "store/store_schema.h"
+#include "store/store_migration.h"
 
 #include <sys/stat.h>
 
@@ -10,13 +11,13 @@ namespace fathom::store {
 namespace {
 
 constexpr const char* kCreateSchema =
-    "CREATE TABLE events(id INTEGER PRIMARY KEY, ts INTEGER NOT NULL, mask INTEGER NOT NULL,"
-    " cookie INTEGER NOT NULL, root TEXT NOT NULL, path TEXT NOT NULL, source TEXT NOT NULL,"
-    " attrs TEXT NOT NULL);"
+    "CREATE TABLE chunks(first_id INTEGER PRIMARY KEY, last_id INTEGER NOT NULL,"
+    " min_ts INTEGER NOT NULL, max_ts INTEGER NOT NULL, data BLOB NOT NULL);"
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;"
-    "INSERT INTO meta(key, value) VALUES('last_id', 0);"
+    "INSERT INTO meta(key, value) VALUES('last_id', 0), ('first_id', 1);"
+    "CREATE TABLE positions(source TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID;"
     "PRAGMA application_id = 1179928653;"  // kApplicationId
-    "PRAGMA user_version = 1;";            // kSchemaVersion
+    "PRAGMA user_version = 2;";            // kSchemaVersion
 
 std::string StartHint(const std::string& path) {
   return "start `fathom watch --store " + path + "` first";
@@ -78,6 +79,11 @@ Status CheckIdentity(const Connection& db, bool read_only) {
                          ", newer than this fathom understands (" + std::to_string(kSchemaVersion) +
                          "): use a newer fathom to read it");
   }
+  if (version < kSchemaVersion && read_only) {
+    return Status::Error("event store " + path + " has schema version " + std::to_string(version) +
+                         " of an older fathom: run `fathom watch --store " + path +
+                         "` once to upgrade it in place");
+  }
   if (version < 1) {
     return Status::Error("event store " + path +
                          " has no schema version: it is damaged; move it "
@@ -113,6 +119,10 @@ Status PrepareWriter(const Connection& db, bool sync_full) {
   Status created = app_id.ok() ? Status::Ok() : app_id.status();
   if (created.ok() && app_id.value() != kApplicationId) {
     created = db.Exec(kCreateSchema, "creating the schema");
+  } else if (created.ok()) {
+    auto version = db.QueryInt("PRAGMA user_version", "reading the schema version");
+    created = version.ok() ? Status::Ok() : version.status();
+    if (created.ok() && version.value() == 1) created = MigrateFromVersion1(db, kCreateSchema);
   }
   if (created.ok()) created = db.Exec("COMMIT", "committing the schema");
   if (!created.ok()) db.RollbackIfOpen();

@@ -1,14 +1,18 @@
 // store_schema.h — the on-disk layout of an event store, and opening a file as one.
 //
-// Layout (schema version 1, PRAGMA user_version; PRAGMA application_id 'FTHM'):
-//   events(id INTEGER PRIMARY KEY, ts, mask, cookie, root, path, source, attrs) — one row per
-//     event; ids are contiguous from the oldest row held to the newest, because retention
-//     only ever removes the oldest rows.
+// Layout (schema version 2, PRAGMA user_version; PRAGMA application_id 'FTHM'):
+//   chunks(first_id INTEGER PRIMARY KEY, last_id, min_ts, max_ts, data) — events many to a
+//     row (store/event_chunk.h): ids first_id..last_id, contiguous across rows from the oldest
+//     held to the newest, because retention only ever removes the oldest events.
 //   meta(key PRIMARY KEY, value) — 'last_id': the highest id ever assigned, updated in the
-//     same transaction as the rows, so ids never repeat even once retention emptied events.
-// There is deliberately no index on path: maintaining it cut appends five- to tenfold
-// (BM_AppendBatchWithPathIndex in bench/store_benchmark.cpp), while a replay of a 1% prefix
-// gained only about 2x from it. Prefix replays scan by id (millions of rows/s) and filter.
+//     same transaction as the rows, so ids never repeat even once retention emptied the store;
+//     'first_id': the lowest id retention has not removed (the oldest chunk may start below
+//     it: those events are no longer held and replay skips them).
+//   positions(source PRIMARY KEY, position) — how far each source with a durable log has been
+//     stored, written in the transaction of the events it covers.
+// Version 1 (one row per event in `events`) is converted in place by the first writer.
+// There is no index on paths: prefix replays decode chunks in id order (millions of events/s)
+// and filter.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +23,7 @@
 
 namespace fathom::store {
 
-inline constexpr int64_t kSchemaVersion = 1;
+inline constexpr int64_t kSchemaVersion = 2;
 inline constexpr int64_t kApplicationId = 0x4654484d;  // "FTHM"
 inline constexpr int kBusyTimeoutMs = 10'000;
 

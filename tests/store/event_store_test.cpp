@@ -340,7 +340,7 @@ TEST(EventStoreOpen, NewerSchemaVersionIsRefusedWithAClearError) {
     ASSERT_FALSE(store.ok());
     EXPECT_EQ(store.status().message(),
               "event store " + db +
-                  " has schema version 7, newer than this fathom understands (1): "
+                  " has schema version 7, newer than this fathom understands (2): "
                   "use a newer fathom to read it");
   }
 }
@@ -436,15 +436,114 @@ TEST(EventStoreOpen, CorruptFileGivesAClearErrorNamingTheFile) {
       << failure.message();
 }
 
-TEST(EventStoreOpen, SchemaIsVersionedWalFileWithoutPathIndex) {
+TEST(EventStoreOpen, SchemaIsVersionedWalFileWithEventsManyToARow) {
   testing::TempDir dir;
   const std::string db = dir / "events.db";
-  ASSERT_NE(OpenOrDie(WriterOptions(db)), nullptr);
-  EXPECT_EQ(testing::SqlColumn(db, "PRAGMA user_version"), std::vector<std::string>{"1"});
+  auto store = OpenOrDie(WriterOptions(db));
+  ASSERT_NE(store, nullptr);
+  auto batch = MakeBatch(5000);
+  AppendOrDie(*store, batch);
+  EXPECT_EQ(testing::SqlColumn(db, "PRAGMA user_version"), std::vector<std::string>{"2"});
   EXPECT_EQ(testing::SqlColumn(db, "PRAGMA journal_mode"), std::vector<std::string>{"wal"});
-  EXPECT_EQ(testing::SqlColumn(
-                db, "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events'"),
+  // 5,000 events: one full chunk of 4,096 and one of 904.
+  EXPECT_EQ(testing::SqlColumn(db, "SELECT first_id || '-' || last_id FROM chunks ORDER BY 1"),
+            (std::vector<std::string>{"1-4096", "4097-5000"}));
+}
+
+TEST(EventStoreOpen, VersionOneStoreIsConvertedInPlaceByAWriterAndRefusedByAReader) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  // A store as schema version 1 wrote it: one row per event, ids 3..5 held, last id 6.
+  ASSERT_EQ(testing::SqlExec(
+      db,
+      "CREATE TABLE events(id INTEGER PRIMARY KEY, ts INTEGER NOT NULL, mask INTEGER NOT NULL,"
+      " cookie INTEGER NOT NULL, root TEXT NOT NULL, path TEXT NOT NULL, source TEXT NOT NULL,"
+      " attrs TEXT NOT NULL);"
+      "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;"
+      "INSERT INTO meta VALUES('last_id', 6);"
+      "INSERT INTO events VALUES(3, 100, 256, 0, '/w', '/w/a', 'inotify', ''),"
+      " (4, 200, 64, 9, '/w', '/w/b', 'inotify', ''),"
+      " (5, 300, 128, 9, '/w', '/w/c', 'fanotify', '\"k\":1');"
+      "PRAGMA application_id = 1179928653; PRAGMA user_version = 1;"),
+            "");
+  auto reader = EventStore::Open(ReaderOptions(db));
+  ASSERT_FALSE(reader.ok());
+  EXPECT_NE(reader.status().message().find("run `fathom watch --store " + db + "` once"),
+            std::string::npos)
+      << reader.status().message();
+
+  auto store = OpenOrDie(WriterOptions(db));
+  ASSERT_NE(store, nullptr);
+  auto events = ReplayAll(*store);
+  ASSERT_EQ(Ids(events), IdRange(3, 5));
+  EXPECT_EQ(events[1].path, "/w/b");
+  EXPECT_EQ(events[1].cookie, 9u);
+  EXPECT_EQ(events[2].ts_ns, 300);
+  EXPECT_EQ(events[2].source, "fanotify");
+  EXPECT_EQ(events[2].attrs, "\"k\":1");
+  EXPECT_EQ(FirstIdOf(*store), 3u);
+  EXPECT_EQ(LastIdOf(*store), 6u);
+  auto batch = MakeBatch(1);
+  AppendOrDie(*store, batch);
+  EXPECT_EQ(Ids(batch), IdRange(7, 7));
+  EXPECT_EQ(testing::SqlColumn(db, "SELECT name FROM sqlite_schema WHERE name = 'events'"),
             std::vector<std::string>{});
+}
+
+TEST(EventStore, SourcePositionIsCommittedWithItsEventsAndAloneWhenNoEventCameOfIt) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  {
+    auto store = OpenOrDie(WriterOptions(db));
+    ASSERT_NE(store, nullptr);
+    auto batch = MakeBatch(3);
+    Status s = store->Append(batch, SourcePosition{"lustre:fs-MDT0000", 41});
+    ASSERT_TRUE(s.ok()) << s.message();
+    std::vector<Event> none;
+    s = store->Append(none, SourcePosition{"lustre:fs-MDT0000", 45});
+    ASSERT_TRUE(s.ok()) << s.message();
+    s = store->Append(none, SourcePosition{"lustre:fs-MDT0001", 7});
+    ASSERT_TRUE(s.ok()) << s.message();
+  }
+  auto store = OpenOrDie(ReaderOptions(db));
+  ASSERT_NE(store, nullptr);
+  auto position = store->Position("lustre:fs-MDT0000");
+  ASSERT_TRUE(position.ok()) << position.status().message();
+  EXPECT_EQ(position.value(), 45u);
+  EXPECT_EQ(store->Position("lustre:fs-MDT0001").value(), 7u);
+  EXPECT_EQ(store->Position("inotify").value(), 0u);
+  EXPECT_EQ(LastIdOf(*store), 3u);
+}
+
+TEST(EventStore, ReplayAcrossChunksHonoursSincePrefixAndLimitInsideAChunk) {
+  testing::TempDir dir;
+  auto store = OpenOrDie(WriterOptions(dir / "events.db"));
+  ASSERT_NE(store, nullptr);
+  auto batch = MakeBatch(10'000);  // three chunks
+  AppendOrDie(*store, batch);
+  EXPECT_EQ(Ids(ReplayAll(*store, Query(4090, "", 10))), IdRange(4091, 4100));
+  auto under = ReplayAll(*store, Query(0, "/watched/f999"));
+  EXPECT_EQ(Ids(under), std::vector<uint64_t>{1000});  // "/watched/f9990" is not under it
+  EXPECT_EQ(ReplayAll(*store, Query(9'999)).size(), 1u);
+}
+
+TEST(EventStore, DamagedChunkIsReportedNotMisread) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  {
+    auto store = OpenOrDie(WriterOptions(db));
+    ASSERT_NE(store, nullptr);
+    auto batch = MakeBatch(10);
+    AppendOrDie(*store, batch);
+  }
+  testing::SqlColumn(db, "UPDATE chunks SET data = substr(data, 1, length(data) - 3)",
+                     SQLITE_OPEN_READWRITE);
+  auto store = OpenOrDie(ReaderOptions(db));
+  ASSERT_NE(store, nullptr);
+  Status s = store->Replay({}, [](const Event&) { return true; });
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("damaged event chunk"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find(db), std::string::npos) << s.message();
 }
 
 }  // namespace

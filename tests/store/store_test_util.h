@@ -108,4 +108,16 @@ inline std::vector<std::string> IntegrityCheck(const std::string& path) {
   return SqlColumn(path, "PRAGMA integrity_check");
 }
 
+// Runs one or more SQL statements on `path` (creating it if needed); returns the error or "".
+inline std::string SqlExec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  char* error = nullptr;
+  if (rc == SQLITE_OK) rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+  std::string message = rc == SQLITE_OK ? "" : (error != nullptr ? error : sqlite3_errmsg(db));
+  sqlite3_free(error);
+  sqlite3_close_v2(db);
+  return message;
+}
+
 }  // namespace fathom::testing
