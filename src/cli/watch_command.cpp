@@ -29,7 +29,54 @@ struct WatchArgs {
   double timeout = 0;
   bool quiet = false;
   std::vector<std::string> settings;
+  std::string source;          // "lustre:FSNAME-MDT0000"
+  std::string mount;           // the Lustre client mount point
+  std::string changelog_user;  // e.g. cl1
+  std::string lustre_library;
+  uint64_t fid_cache = 0;
 };
+
+// --source lustre:DEVICE and its companions become the "lustre" backend and its settings.
+Status ApplyLustreSource(const WatchArgs& a, WatchOptions& o) {
+  const bool lustre_flags = !a.mount.empty() || !a.changelog_user.empty() ||
+                            !a.lustre_library.empty() || a.fid_cache > 0;
+  if (a.source.empty()) {
+    if (lustre_flags) {
+      return Status::Error(
+          "--mount, --changelog-user, --lustre-library and --fid-cache belong to a Lustre "
+          "changelog source: give --source lustre:FSNAME-MDT0000 too");
+    }
+    if (a.paths.empty()) return Status::Error("give the directories to watch (PATH...)");
+    return Status::Ok();
+  }
+  constexpr std::string_view kPrefix = "lustre:";
+  if (!a.source.starts_with(kPrefix) || a.source.size() == kPrefix.size()) {
+    return Status::Error("bad --source '" + a.source +
+                         "' (expected lustre:FSNAME-MDTnnnn, e.g. lustre:scratch-MDT0000)");
+  }
+  if (a.mount.empty()) {
+    return Status::Error("--source " + a.source +
+                         " needs --mount MNT: the Lustre client mount point that paths are "
+                         "resolved under");
+  }
+  std::error_code ec;
+  auto mount = std::filesystem::canonical(a.mount, ec);
+  if (ec) return Status::Error("bad --mount '" + a.mount + "': " + ec.message());
+  if (a.backend != "auto") {
+    return Status::Error("--backend " + a.backend + " watches local kernels; --source " + a.source +
+                         " reads a changelog: give one of them");
+  }
+  o.backend = "lustre";
+  o.source.recursive = true;  // a changelog covers the whole file system; PATHs narrow it
+  if (o.source.roots.empty()) o.source.roots.push_back(mount.string());
+  auto& settings = o.source.settings;
+  settings["lustre.device"] = a.source.substr(kPrefix.size());
+  settings["lustre.mount"] = mount.string();
+  if (!a.changelog_user.empty()) settings["lustre.user"] = a.changelog_user;
+  if (!a.lustre_library.empty()) settings["lustre.library"] = a.lustre_library;
+  if (a.fid_cache > 0) settings["lustre.cache-size"] = std::to_string(a.fid_cache);
+  return Status::Ok();
+}
 
 // Builds the pipeline options, or says which argument is wrong.
 Result<WatchOptions> MakeOptions(const WatchArgs& a) {
@@ -66,6 +113,7 @@ Result<WatchOptions> MakeOptions(const WatchArgs& a) {
     o.source.kinds = kinds;
   }
   o.filter.kinds = o.source.kinds;
+  FATHOM_RETURN_IF_ERROR(ApplyLustreSource(a, o));
   o.filter.include = a.include;
   o.filter.exclude = a.exclude;
   for (const auto& kv : a.settings) {
@@ -121,7 +169,9 @@ CommandRunner AddWatchCommand(CLI::App& app) {
       "watch",
       "Watch directories and print their events as they happen (and store them with --store).\n"
       "Like inotifywait -m, but recursive without racing, losing nothing, on inotify or fanotify.");
-  cmd->add_option("paths", args->paths, "Directories to watch")->required()->type_name("PATH");
+  cmd->add_option("paths", args->paths,
+                  "Directories to watch (with --source: subtrees of the mount to report)")
+      ->type_name("PATH");
   cmd->add_flag("-r,--recursive", args->recursive, "Watch whole subtrees, not just the directories' entries");
   cmd->add_option("--backend", args->backend,
                   "auto (fanotify when permitted, else inotify), inotify or fanotify")
@@ -155,6 +205,20 @@ CommandRunner AddWatchCommand(CLI::App& app) {
   cmd->add_option("--set", args->settings,
                   "Backend setting KEY=VALUE, e.g. fanotify.cache-size=65536; repeatable")
       ->type_name("KEY=VALUE");
+  cmd->add_option("--source", args->source,
+                  "Read a Lustre MDT's changelog instead of a local kernel: lustre:FSNAME-MDT0000 "
+                  "(one per MDT); needs --mount")
+      ->type_name("SPEC");
+  cmd->add_option("--mount", args->mount, "Lustre client mount point for --source")->type_name("MNT");
+  cmd->add_option("--changelog-user", args->changelog_user,
+                  "Registered changelog user (lctl changelog_register) whose records are cleared "
+                  "once stored; without it nothing is cleared")
+      ->type_name("USER");
+  cmd->add_option("--lustre-library", args->lustre_library,
+                  "liblustreapi to load (default: liblustreapi.so.1 from the system)")
+      ->type_name("PATH");
+  cmd->add_option("--fid-cache", args->fid_cache, "FID-to-path cache entries for --source")
+      ->type_name("N");
   return [args] { return RunWatch(*args); };
 }
 

@@ -79,5 +79,41 @@ TEST(InotifyOverflow, OverflowIsReportedAndTheRescanConvergesToTheRealTree) {
   EXPECT_EQ(w.source().Stats().unresolved, 0u);
 }
 
+// A rescan reconciles parents before children, so a directory moved up (or to a sibling
+// reconciled first) is met at its new place while still known at its old one: its old place
+// must be reported deleted and its contents reported at the new place.
+TEST(InotifyOverflow, DirectoriesMovedDuringTheGapConvergeAtTheirNewPlaces) {
+  const size_t max_queued = MaxQueuedEvents();
+  ASSERT_GT(max_queued, 0u);
+  TempDir dir;
+  MakeDirs(dir / "a/b/up/sub");
+  WriteFile(dir / "a/b/up/f1", "x");
+  WriteFile(dir / "a/b/up/sub/g", "x");
+  MakeDirs(dir / "a/across/inner");
+  WriteFile(dir / "a/across/inner/h", "x");
+  MakeDirs(dir / "z");
+  MakeDirs(dir / "flood");
+  const std::set<std::string> initial = RealTree(dir.path());
+  Watcher w({dir.path()});
+  ASSERT_TRUE(w.Start().ok());
+
+  for (size_t i = 0; i < max_queued + 1000; ++i) WriteFile(dir / ("flood/f" + std::to_string(i)), "");
+  Rename(dir / "a/b/up", dir / "up");             // up: the root is reconciled before a/b
+  Rename(dir / "a/across", dir / "z/across");     // across: z and a are siblings
+  WriteFile(dir / "up/sub/during", "x");          // changed after the move, also lost
+
+  auto events = w.CollectQuiet(500ms);
+  EXPECT_GE(w.source().Stats().overflows, 1u);
+  EXPECT_EQ(Replay(initial, events), RealTree(dir.path()));
+
+  WriteFile(dir / "up/sub/late", "");
+  WriteFile(dir / "z/across/inner/late", "");
+  auto after = w.CollectQuiet();
+  EXPECT_EQ(Lines(after), (std::vector<std::string>{dir.path() + " CREATE /up/sub/late",
+                                                   dir.path() + " CLOSE_WRITE /up/sub/late",
+                                                   dir.path() + " CREATE /z/across/inner/late",
+                                                   dir.path() + " CLOSE_WRITE /z/across/inner/late"}));
+}
+
 }  // namespace
 }  // namespace fathom::testing

@@ -95,8 +95,15 @@ class InotifySource final : public Source {
   void ReportRunningWatchError(const Status& status);
   void HandleOverflow(std::vector<Event>& out);
   void Reconcile(DirNode* node, std::vector<Event>& out, std::vector<int>& pending);
-  // Reports DELETE for everything known below `node`, deepest first, and forgets it.
-  void EmitSubtreeDeletes(DirNode* node, std::vector<Event>& out);
+  // During a rescan, the directory at `path` may be one still known at another place (it was
+  // moved while events were lost): reports DELETE for what is known below that old place and
+  // releases it, so the directory is scanned afresh here. Its entry in the old parent stays
+  // for that parent's own reconciliation to report. Returns false if it is a root (kept).
+  bool ForgetOldPlace(const std::string& path, std::vector<Event>& out);
+  // Reports DELETE for everything known below `node`, deepest first, then releases the
+  // watches of `node` and everything below it.
+  void DeleteSubtree(DirNode* node, std::vector<Event>& out);
+  void EmitDeletesBelow(DirNode* node, std::vector<Event>& out);
   void UpdateWatchCount() { counters_.watches = tree_.size(); }
 
   SourceOptions options_;

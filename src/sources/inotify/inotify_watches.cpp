@@ -145,11 +145,8 @@ void InotifySource::Reconcile(DirNode* node, std::vector<Event>& out, std::vecto
     return;  // gone: its parent's listing reports it
   }
   if (wd != node->wd) {
-    if (DirNode* other = tree_.Find(wd)) {
-      // A directory watched elsewhere now lives here: forget its old place.
-      if (other->root >= 0) return;
-      EmitSubtreeDeletes(other, out);
-      ReleaseSubtree(other);
+    if (tree_.Find(wd) != nullptr) {
+      if (!ForgetOldPlace(path, out)) return;
       wd = inotify_add_watch(inotify_fd_.get(), path.c_str(), scan_mask_);
       if (wd < 0) return;
     }
@@ -170,8 +167,7 @@ void InotifySource::Reconcile(DirNode* node, std::vector<Event>& out, std::vecto
     auto it = node->entries.find(name);
     if (it != node->entries.end() && it->second.is_dir != is_dir) {  // replaced by another type
       if (it->second.child != nullptr) {
-        EmitSubtreeDeletes(it->second.child, out);
-        ReleaseSubtree(it->second.child);
+        DeleteSubtree(it->second.child, out);
       }
       Emit(out, kind::kDelete | (it->second.is_dir ? kind::kIsDir : 0), 0, node, name);
       node->entries.erase(it);
@@ -182,7 +178,7 @@ void InotifySource::Reconcile(DirNode* node, std::vector<Event>& out, std::vecto
       entry.is_dir = is_dir;
       entry.scan_pending = true;
       Emit(out, kind::kCreate | (is_dir ? kind::kIsDir : 0), 0, node, name);
-      if (is_dir && options_.recursive) {
+      if (is_dir && options_.recursive && ForgetOldPlace(tree_.ChildPath(node, name), out)) {
         Status s = WatchSubtree(node, name, ScanMode::kReport, out);
         if (!s.ok()) ReportRunningWatchError(s);
       }
@@ -202,20 +198,32 @@ void InotifySource::Reconcile(DirNode* node, std::vector<Event>& out, std::vecto
       continue;
     }
     if (it->second.child != nullptr) {
-      EmitSubtreeDeletes(it->second.child, out);
-      ReleaseSubtree(it->second.child);
+      DeleteSubtree(it->second.child, out);
     }
     Emit(out, kind::kDelete | (it->second.is_dir ? kind::kIsDir : 0), 0, node, it->first);
     it = node->entries.erase(it);
   }
 }
 
-void InotifySource::EmitSubtreeDeletes(DirNode* node, std::vector<Event>& out) {
+bool InotifySource::ForgetOldPlace(const std::string& path, std::vector<Event>& out) {
+  const int wd = inotify_add_watch(inotify_fd_.get(), path.c_str(), scan_mask_);
+  DirNode* other = wd >= 0 ? tree_.Find(wd) : nullptr;
+  if (other == nullptr) return true;
+  if (other->root >= 0) return false;
+  DeleteSubtree(other, out);
+  return true;
+}
+
+void InotifySource::DeleteSubtree(DirNode* node, std::vector<Event>& out) {
+  EmitDeletesBelow(node, out);
+  ReleaseSubtree(node);  // walks the entries: they must still be there
+}
+
+void InotifySource::EmitDeletesBelow(DirNode* node, std::vector<Event>& out) {
   for (auto& [name, entry] : node->entries) {
-    if (entry.child != nullptr) EmitSubtreeDeletes(entry.child, out);
+    if (entry.child != nullptr) EmitDeletesBelow(entry.child, out);
     Emit(out, kind::kDelete | (entry.is_dir ? kind::kIsDir : 0), 0, node, name);
   }
-  node->entries.clear();
 }
 
 }  // namespace fathom::inotify_internal
