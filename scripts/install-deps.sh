@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
   inotify-tools fswatch watchman python3-watchdog
+  libfuse3-dev fuse3 attr
   procps time util-linux e2fsprogs
 )
 

@@ -1,0 +1,146 @@
+#include "lustre_sim/api/changelog_reader.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "lustre/changelog_binary.h"
+
+namespace fathom::lustre_sim {
+namespace {
+
+constexpr size_t kBatch = 1024;
+constexpr int kPollFallbackMs = 20;
+constexpr uint64_t kGeneratedTypes = (1ULL << CL_MKDIR) | (1ULL << CL_CREATE) | (1ULL << CL_MTIME) |
+                                     (1ULL << CL_CLOSE) | (1ULL << CL_RENAME) | (1ULL << CL_UNLINK) |
+                                     (1ULL << CL_SETATTR);
+
+int Errno(const Status& status) { return -StatusErrno(status); }
+
+}  // namespace
+
+Result<std::unique_ptr<ChangelogReader>> ChangelogReader::Start(int flags, std::string_view device,
+                                                                std::string_view user, uint64_t mask,
+                                                                long long startrec) {
+  if (startrec < 0) return ErrnoStatus(EINVAL, "negative start record " + std::to_string(startrec));
+  Result<FileSystemHandle> found = LookupFileSystem(device);
+  if (!found.ok()) return ErrnoStatus(ENOENT, found.status().message());
+  FileSystemHandle& fs = *found;
+  SimConfig config = fs.state->config();
+  if (fs.mdt >= config.mdts) {
+    return ErrnoStatus(ENOENT, "no changelog device " + std::string(device) + ": " + config.fsname + " has " +
+                                   std::to_string(config.mdts) + " MDTs");
+  }
+  std::unique_ptr<ChangelogReader> reader(new ChangelogReader());
+  reader->flags_ = flags;
+  reader->mdt_ = fs.mdt;
+  reader->next_ = startrec > 0 ? static_cast<uint64_t>(startrec) : 1;
+  if (!user.empty()) {
+    FATHOM_ASSIGN_OR_RETURN(std::vector<ChangelogUser> users, fs.state->Users(fs.mdt));
+    std::string_view id = user;
+    if (id.substr(0, 2) != "cl") {
+      bool numeric = !id.empty() && id.find_first_not_of("0123456789") == std::string_view::npos;
+      if (!numeric) return ErrnoStatus(ENOENT, "no changelog user '" + std::string(user) + "'");
+    }
+    std::string name = id.substr(0, 2) == "cl" ? std::string(id.substr(0, id.find('-'))) : "cl" + std::string(id);
+    const ChangelogUser* match = nullptr;
+    for (const auto& u : users) {
+      if (u.name == name) match = &u;
+    }
+    if (match == nullptr) {
+      return ErrnoStatus(ENOENT, "no changelog user '" + std::string(user) + "' on " + std::string(device));
+    }
+    reader->mask_ = mask != 0 ? mask : match->mask;
+  }
+  if (fs.fast) {
+    FATHOM_ASSIGN_OR_RETURN(uint64_t mdt_mask, fs.state->Mask(fs.mdt));
+    reader->mask_ &= mdt_mask;
+    reader->fast_ = fs.fast;
+    reader->frontier_ = fs.frontier;
+    reader->wake_fd_ = UniqueFd(::eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK));
+  } else {
+    FATHOM_ASSIGN_OR_RETURN(reader->state_, SimState::Open(fs.entry.state_dir));
+    reader->wake_fd_ = UniqueFd(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+    if (reader->wake_fd_.valid()) {
+      ::inotify_add_watch(reader->wake_fd_.get(), fs.entry.state_dir.c_str(), IN_MODIFY | IN_CREATE | IN_MOVED_TO);
+    }
+  }
+  if (!reader->wake_fd_.valid()) return Status::FromErrno(errno, "cannot create the changelog reader's wake-up fd");
+  return reader;
+}
+
+void ChangelogReader::WaitForChange() {
+  struct pollfd pfd {};
+  pfd.fd = wake_fd_.get();
+  pfd.events = POLLIN;
+  ::poll(&pfd, 1, kPollFallbackMs);
+}
+
+int ChangelogReader::NextStored() {
+  for (;;) {
+    while (pos_ < batch_.size()) {
+      lustre::ChangelogRecord& record = batch_[pos_++];
+      if (mask_ & (1ULL << record.type)) {
+        current_ = std::move(record);
+        return 0;
+      }
+    }
+    batch_.clear();
+    pos_ = 0;
+    char drain[4096];
+    while (::read(wake_fd_.get(), drain, sizeof(drain)) > 0) {
+    }
+    Status status = state_->Read(mdt_, next_, kBatch, batch_);
+    if (!status.ok()) return Errno(status);
+    if (!batch_.empty()) {
+      next_ = batch_.back().index + 1;
+      continue;
+    }
+    if (!(flags_ & CHANGELOG_FLAG_FOLLOW)) return 1;
+    WaitForChange();
+  }
+}
+
+int ChangelogReader::NextGenerated() {
+  for (;;) {
+    if (!fast_->Has(next_) || (mask_ & kGeneratedTypes) == 0) {
+      if (!(flags_ & CHANGELOG_FLAG_FOLLOW)) return 1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(kPollFallbackMs));
+      continue;
+    }
+    uint64_t index = next_++;
+    if (mask_ & (1ULL << FastLog::TypeAt(index))) {
+      fast_->RecordAt(mdt_, index, current_);
+      frontier_->Advance(mdt_, index);
+      return 0;
+    }
+  }
+}
+
+int ChangelogReader::Deliver(changelog_rec** out) {
+  lustre::PackOptions options;
+  options.want_jobid = (flags_ & CHANGELOG_FLAG_JOBID) != 0;
+  options.want_extra =
+      (flags_ & CHANGELOG_FLAG_EXTRA_FLAGS) ? extra_flags_ & (CLFE_UIDGID | CLFE_NID | CLFE_OPEN | CLFE_XATTR) : 0;
+  std::string bytes = lustre::PackRecord(current_, options);
+  void* record = std::malloc(bytes.size());
+  if (record == nullptr) return -ENOMEM;
+  std::memcpy(record, bytes.data(), bytes.size());
+  *out = static_cast<changelog_rec*>(record);
+  return 0;
+}
+
+int ChangelogReader::Recv(changelog_rec** out) {
+  *out = nullptr;
+  int rc = fast_ ? NextGenerated() : NextStored();
+  if (rc != 0) return rc;
+  return Deliver(out);
+}
+
+}  // namespace fathom::lustre_sim

@@ -1,0 +1,60 @@
+// changelog_reader.h — what llapi_changelog_start hands out: a reader of one MDT's changelog.
+//
+// A stored log (FUSE mode) is read from the state database in batches through the reader's
+// own SimState connection; in follow mode Recv blocks until a record arrives, woken by an
+// inotify watch on the state directory (the WAL changes on every commit) with a short
+// polling fallback. A generated log (fast mode) is produced record by record by FastLog.
+// Records are handed out as malloc'd struct changelog_rec (free() or llapi_changelog_free),
+// packed with the extensions the start flags and set_xflags ask for; records whose type is
+// not in the reader's mask (the user's, for llapi_changelog_start_user) are skipped.
+// One thread at a time per reader, as with liblustreapi.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/unique_fd.h"
+#include "fathom/status.h"
+#include "lustre/changelog_record.h"
+#include "lustre/lustre_abi.h"
+#include "lustre_sim/api/api_context.h"
+
+namespace fathom::lustre_sim {
+
+class ChangelogReader {
+ public:
+  // `user` empty: every record type; else the user must exist and `mask` 0 means its mask.
+  static Result<std::unique_ptr<ChangelogReader>> Start(int flags, std::string_view device, std::string_view user,
+                                                        uint64_t mask, long long startrec);
+
+  // 0 and a record in *out, 1 at the end of the log (not in follow mode), or -errno.
+  int Recv(changelog_rec** out);
+  void SetExtraFlags(uint64_t extra) { extra_flags_ = extra; }
+  int fd() const { return wake_fd_.get(); }
+  bool InBuffer() const { return pos_ < batch_.size(); }
+
+ private:
+  ChangelogReader() = default;
+  // Next stored record wanted by the mask into `current_`; 0, 1 or -errno.
+  int NextStored();
+  int NextGenerated();
+  void WaitForChange();
+  int Deliver(changelog_rec** out);
+
+  int flags_ = 0;
+  uint64_t extra_flags_ = 0;
+  uint64_t mask_ = CHANGELOG_ALLMASK;
+  int mdt_ = 0;
+  uint64_t next_ = 1;
+  std::unique_ptr<SimState> state_;          // stored mode: this reader's own connection
+  std::shared_ptr<const FastLog> fast_;      // fast mode
+  FastFrontier* frontier_ = nullptr;
+  std::vector<lustre::ChangelogRecord> batch_;
+  size_t pos_ = 0;
+  lustre::ChangelogRecord current_;
+  UniqueFd wake_fd_;                         // inotify (stored) or an always-ready eventfd (fast)
+};
+
+}  // namespace fathom::lustre_sim

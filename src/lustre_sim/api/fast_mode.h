@@ -1,0 +1,33 @@
+// fast_mode.h — set up and tear down an emulated file system in fast mode (no FUSE).
+//
+// In fast mode nothing is mounted: the liblustreapi-compatible library generates each MDT's
+// changelog on the fly from (MDT, index), at memory speed, so changelog readers can be
+// benchmarked. Users, masks and clear positions live in the state directory exactly as in
+// FUSE mode (SimState), so `lctl changelog_register`/`lfs changelog_clear` work and a reader
+// restarted at last+1 continues exactly. See fast_log.h for the generated namespace.
+//
+// SetupFastMode creates (or reopens, keeping its users and its time base) the state in
+// `state_dir` and writes the registry entry {fsname, mode "fast", state_dir}; fsname and the
+// MDT count must match an existing state. TeardownFastMode removes the registry entry and
+// keeps the state. Both are plain functions, safe to call from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "fathom/status.h"
+
+namespace fathom::lustre_sim {
+
+struct FastModeConfig {
+  std::string fsname;      // 1-8 characters [A-Za-z0-9_]
+  int mdts = 1;            // 1-16
+  std::string state_dir;   // created if missing; made absolute
+  uint64_t records = 0;    // records per MDT; 0: unlimited
+};
+
+Status SetupFastMode(const FastModeConfig& config);
+Status TeardownFastMode(std::string_view fsname);
+
+}  // namespace fathom::lustre_sim

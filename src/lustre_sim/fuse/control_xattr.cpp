@@ -1,0 +1,41 @@
+#include "lustre_sim/fuse/control_xattr.h"
+
+#include <charconv>
+
+namespace fathom::lustre_sim {
+
+std::string EncodeMkdirRequest(const MkdirRequest& request) {
+  char mode[16];
+  auto [end, ec] = std::to_chars(mode, mode + sizeof(mode), request.mode, 8);
+  (void)ec;
+  return std::to_string(request.mdt) + " " + std::string(mode, end) + " " + request.name;
+}
+
+Result<MkdirRequest> DecodeMkdirRequest(std::string_view value) {
+  auto bad = [&](std::string_view why) {
+    return Status::Error("bad mkdir request '" + std::string(value) + "': " + std::string(why));
+  };
+  MkdirRequest request;
+  size_t sp1 = value.find(' ');
+  if (sp1 == std::string_view::npos) return bad("expected 'MDT MODE NAME'");
+  size_t sp2 = value.find(' ', sp1 + 1);
+  if (sp2 == std::string_view::npos) return bad("expected 'MDT MODE NAME'");
+  std::string_view mdt = value.substr(0, sp1);
+  std::string_view mode = value.substr(sp1 + 1, sp2 - sp1 - 1);
+  request.name = std::string(value.substr(sp2 + 1));
+  auto r1 = std::from_chars(mdt.data(), mdt.data() + mdt.size(), request.mdt, 10);
+  if (r1.ec != std::errc() || r1.ptr != mdt.data() + mdt.size() || request.mdt < 0) {
+    return bad("MDT index is not a number");
+  }
+  auto r2 = std::from_chars(mode.data(), mode.data() + mode.size(), request.mode, 8);
+  if (r2.ec != std::errc() || r2.ptr != mode.data() + mode.size() || request.mode > 07777) {
+    return bad("mode is not an octal number");
+  }
+  if (request.name.empty() || request.name == "." || request.name == ".." ||
+      request.name.find('/') != std::string::npos || request.name.find('\0') != std::string::npos) {
+    return bad("the name must be one path component");
+  }
+  return request;
+}
+
+}  // namespace fathom::lustre_sim

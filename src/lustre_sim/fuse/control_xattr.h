@@ -1,0 +1,35 @@
+// control_xattr.h — requests that lfs/lctl send to a mounted fathom-lustre-sim through
+// extended attributes, and how they are encoded.
+//
+// Lustre's own tools talk to the client through ioctls; the emulator's shims talk to the
+// FUSE daemon by setting a virtual extended attribute on a directory of the mount. The
+// daemon acts on it with the caller's credentials and answers with the errno of the
+// setxattr call; nothing is stored in the backing directory.
+//   kMkdirXattr on a directory, value "MDT MODE NAME" (decimal MDT, octal mode): creates
+//     NAME in that directory on MDT `MDT` (`lfs mkdir -i`).
+//   kReloadXattr on the mount root, any value: re-reads settings that lctl changed in the
+//     state (jobid_var), so they apply from the next operation on.
+// Value types and pure functions; any thread.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "fathom/status.h"
+
+namespace fathom::lustre_sim {
+
+inline constexpr const char* kMkdirXattr = "lustre.fathom.mkdir";
+inline constexpr const char* kReloadXattr = "lustre.fathom.reload";
+
+struct MkdirRequest {
+  int mdt = 0;
+  unsigned mode = 0755;
+  std::string name;
+};
+
+std::string EncodeMkdirRequest(const MkdirRequest& request);
+// Rejects a malformed value (bad numbers, empty name, '/' in the name).
+Result<MkdirRequest> DecodeMkdirRequest(std::string_view value);
+
+}  // namespace fathom::lustre_sim

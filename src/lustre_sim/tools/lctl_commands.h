@@ -1,0 +1,13 @@
+// lctl_commands.h — the lctl subcommands the shim implements, with Lustre's syntax,
+// output, messages and exit status (negative errno, or CMD_HELP = 4 after the usage).
+// `device` is the --device argument (nullptr when none was given).
+#pragma once
+
+namespace fathom::lustre_sim::tools {
+
+int LctlChangelogRegister(const char* device, int argc, char** argv);
+int LctlChangelogDeregister(const char* device, int argc, char** argv);
+int LctlGetParam(int argc, char** argv);
+int LctlSetParam(int argc, char** argv);
+
+}  // namespace fathom::lustre_sim::tools

@@ -1,0 +1,138 @@
+#include "sources/lustre/lustre_library.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+
+#include <cstring>
+#include <system_error>
+#include <utility>
+
+namespace fathom::lustre_source {
+namespace {
+
+constexpr const char* kDefaultNames[] = {"liblustreapi.so.1", "liblustreapi.so"};
+
+Status ErrnoStatus(int negative_rc, const std::string& what) {
+  const int err = negative_rc < 0 ? -negative_rc : EIO;
+  return Status::Error(what + ": " + std::strerror(err), std::error_code(err, std::generic_category()));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LustreLibrary>> LustreLibrary::Load(const std::string& requested) {
+  std::vector<std::string> names;
+  if (requested.empty()) {
+    names.assign(std::begin(kDefaultNames), std::end(kDefaultNames));
+  } else {
+    names.push_back(requested);
+  }
+  std::string tried;
+  for (const auto& name : names) {
+    dlerror();
+    void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (handle == nullptr) {
+      const char* why = dlerror();
+      tried += (tried.empty() ? "" : "; ") + (why != nullptr ? std::string(why) : name);
+      continue;
+    }
+    std::unique_ptr<LustreLibrary> lib(new LustreLibrary(handle, name));
+    FATHOM_RETURN_IF_ERROR(lib->Bind());
+    return lib;
+  }
+  return Status::Error("liblustreapi not found (tried " + tried +
+                       "): install the Lustre client or pass --lustre-library PATH");
+}
+
+LustreLibrary::~LustreLibrary() { dlclose(handle_); }
+
+Status LustreLibrary::Bind() {
+  std::string missing;
+  const auto bind = [&](auto& fn, const char* symbol) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle_, symbol));
+    if (fn == nullptr) missing += (missing.empty() ? "" : ", ") + std::string(symbol);
+  };
+  bind(changelog_start, "llapi_changelog_start");
+  bind(changelog_fini, "llapi_changelog_fini");
+  bind(changelog_recv, "llapi_changelog_recv");
+  bind(changelog_free, "llapi_changelog_free");
+  bind(changelog_clear, "llapi_changelog_clear");
+  bind(changelog_set_xflags, "llapi_changelog_set_xflags");
+  bind(changelog_get_fd, "llapi_changelog_get_fd");
+  bind(changelog_in_buf, "llapi_changelog_in_buf");
+  bind(fid2path, "llapi_fid2path");
+  if (!missing.empty()) {
+    return Status::Error(name_ + " lacks " + missing +
+                         ": it is not a liblustreapi with Lustre's changelog API; pass "
+                         "--lustre-library PATH to the Lustre client's liblustreapi");
+  }
+  return Status::Ok();
+}
+
+Result<std::string> LustreLibrary::Fid2Path(const std::string& fsname_or_mount,
+                                            const lustre::Fid& fid) const {
+  char path[PATH_MAX];
+  const std::string text = lustre::FormatFid(fid);
+  long long recno = -1;
+  int linkno = 0;
+  const int rc = fid2path(fsname_or_mount.c_str(), text.c_str(), path, sizeof path, &recno, &linkno);
+  if (rc < 0) return ErrnoStatus(rc, "fid2path " + text + " on " + fsname_or_mount);
+  path[sizeof path - 1] = '\0';
+  const char* p = path;
+  while (*p == '/') ++p;
+  return std::string(p);
+}
+
+Status LustreLibrary::Clear(const std::string& device, const std::string& user, uint64_t endrec) const {
+  const int rc = changelog_clear(device.c_str(), user.c_str(), static_cast<long long>(endrec));
+  if (rc < 0) {
+    return ErrnoStatus(rc, "cannot clear changelog records up to " + std::to_string(endrec) +
+                               " of user " + user + " on " + device +
+                               " (is the user registered? see lctl changelog_register)");
+  }
+  return Status::Ok();
+}
+
+Result<ChangelogReader> ChangelogReader::Open(const LustreLibrary& lib, const std::string& device,
+                                              uint64_t startrec) {
+  void* priv = nullptr;
+  const auto flags = static_cast<changelog_send_flag>(CHANGELOG_FLAG_FOLLOW | CHANGELOG_FLAG_JOBID |
+                                                      CHANGELOG_FLAG_EXTRA_FLAGS);
+  int rc = lib.changelog_start(&priv, flags, device.c_str(), static_cast<long long>(startrec));
+  if (rc < 0) {
+    return ErrnoStatus(rc, "cannot read the changelog of " + device +
+                               " (llapi_changelog_start; is it the right MDT, and is the file system mounted?)");
+  }
+  ChangelogReader reader(&lib, priv, -1);
+  const auto xflags = static_cast<changelog_send_extra_flag>(
+      CHANGELOG_EXTRA_FLAG_UIDGID | CHANGELOG_EXTRA_FLAG_NID | CHANGELOG_EXTRA_FLAG_OMODE |
+      CHANGELOG_EXTRA_FLAG_XATTR);
+  rc = lib.changelog_set_xflags(priv, xflags);
+  if (rc < 0) return ErrnoStatus(rc, "llapi_changelog_set_xflags on " + device);
+  rc = lib.changelog_get_fd(priv);
+  if (rc < 0) return ErrnoStatus(rc, "llapi_changelog_get_fd on " + device);
+  reader.fd_ = rc;
+  return reader;
+}
+
+ChangelogReader::ChangelogReader(ChangelogReader&& other) noexcept
+    : lib_(other.lib_), priv_(std::exchange(other.priv_, nullptr)), fd_(std::exchange(other.fd_, -1)) {}
+
+ChangelogReader& ChangelogReader::operator=(ChangelogReader&& other) noexcept {
+  if (this != &other) {
+    Close();
+    lib_ = other.lib_;
+    priv_ = std::exchange(other.priv_, nullptr);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+ChangelogReader::~ChangelogReader() { Close(); }
+
+void ChangelogReader::Close() {
+  if (priv_ != nullptr) lib_->changelog_fini(&priv_);
+  priv_ = nullptr;
+  fd_ = -1;
+}
+
+}  // namespace fathom::lustre_source

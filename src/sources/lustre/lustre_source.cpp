@@ -1,0 +1,193 @@
+#include "sources/lustre/lustre_source.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <iterator>
+
+#include "sources/internal/source_util.h"
+#include "sources/lustre/changelog_pump.h"
+#include "sources/lustre/lustre_source_impl.h"
+
+namespace fathom {
+namespace lustre_source {
+namespace {
+
+// The roots must lie in the mount; none means the whole mount.
+Status CheckRoots(const SourceOptions& options, const LustreSettings& settings) {
+  for (const auto& root : options.roots) {
+    if (root != settings.mount && !source_internal::IsUnder(root, settings.mount)) {
+      return Status::Error("lustre: " + root + " is not inside the Lustre mount " + settings.mount +
+                           " of " + settings.device + "; watch a directory below it");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Detect(const SourceOptions& options) {
+  FATHOM_ASSIGN_OR_RETURN(LustreSettings settings, ParseLustreSettings(options));
+  FATHOM_RETURN_IF_ERROR(CheckRoots(options, settings));
+  return LustreLibrary::Load(settings.library).status();
+}
+
+Result<std::unique_ptr<Source>> LustreSource::Create(const SourceOptions& options) {
+  FATHOM_ASSIGN_OR_RETURN(LustreSettings settings, ParseLustreSettings(options));
+  FATHOM_RETURN_IF_ERROR(CheckRoots(options, settings));
+  FATHOM_ASSIGN_OR_RETURN(std::shared_ptr<const LustreLibrary> lib,
+                          LustreLibrary::Load(settings.library));
+  FATHOM_ASSIGN_OR_RETURN(auto queue, ChangelogQueue::Create(kMaxQueuedEvents));
+  return std::unique_ptr<Source>(
+      new LustreSource(options, std::move(settings), std::move(lib), std::move(queue)));
+}
+
+LustreSource::LustreSource(SourceOptions options, LustreSettings settings,
+                           std::shared_ptr<const LustreLibrary> lib,
+                           std::shared_ptr<ChangelogQueue> queue)
+    : options_(std::move(options)),
+      settings_(std::move(settings)),
+      name_("lustre:" + settings_.device),
+      lib_(std::move(lib)),
+      queue_(std::move(queue)) {}
+
+LustreSource::~LustreSource() {
+  queue_->Stop();
+  if (reader_.joinable()) {
+    if (queue_->WaitReaderExited(kStopGrace)) {
+      reader_.join();
+    } else {
+      spdlog::warn("lustre: the changelog reader of {} is still inside liblustreapi's "
+                   "llapi_changelog_recv; leaving it to return on its own",
+                   settings_.device);
+      reader_.detach();
+    }
+  }
+  if (pending_clear_ > cleared_) {
+    Status s = ClearTo(pending_clear_);
+    if (!s.ok()) spdlog::warn("lustre: {}", s.message());
+  }
+}
+
+ResolverConfig LustreSource::MakeResolverConfig() const {
+  ResolverConfig config;
+  config.mount = settings_.mount;
+  config.source = name_;
+  config.mdt = settings_.mdt;
+  config.roots = source_internal::DistinctRoots(options_.roots, options_.recursive);
+  config.recursive = options_.recursive;
+  config.kinds = options_.kinds;
+  config.cache_size = settings_.cache_size;
+  return config;
+}
+
+Status LustreSource::Resume(uint64_t position) {
+  if (started_) return Status::Error("lustre source: Resume() after Start()");
+  next_record_ = position + 1;
+  position_ = position;
+  return Status::Ok();
+}
+
+Status LustreSource::Start() {
+  if (started_) return Status::Error("lustre source: Start() called twice");
+  FATHOM_ASSIGN_OR_RETURN(ChangelogReader reader,
+                          ChangelogReader::Open(*lib_, settings_.device, next_record_));
+  if (settings_.user.empty()) {
+    spdlog::info("lustre: no changelog user given (lustre.user): {} records are read but never cleared",
+                 settings_.device);
+  }
+  auto resolver = std::make_unique<RecordResolver>(
+      MakeResolverConfig(), [lib = lib_, fsname = settings_.fsname](const lustre::Fid& fid) {
+        return lib->Fid2Path(fsname, fid);
+      });
+  auto pump = std::make_unique<ChangelogPump>(lib_, settings_.device, std::move(reader),
+                                              next_record_, std::move(resolver), queue_);
+  started_ = true;
+  last_clear_ = std::chrono::steady_clock::now();
+  reader_ = std::thread([pump = std::move(pump)] { pump->Run(); });
+  return Status::Ok();
+}
+
+Status LustreSource::Wait(std::chrono::milliseconds timeout) {
+  if (!started_) return Status::Error("lustre source: Wait() before Start()");
+  queue_->Wait(timeout);
+  return Status::Ok();
+}
+
+Status LustreSource::Drain(std::vector<Event>& out) {
+  if (!started_) return Status::Error("lustre source: Drain() before Start()");
+  std::deque<Chunk> taken;
+  Status error = queue_->TakeAll(taken);
+  size_t handed = 0;
+  for (auto& chunk : taken) {
+    handed += chunk.events.size();
+    if (out.empty()) {
+      out.swap(chunk.events);
+    } else {
+      out.insert(out.end(), std::make_move_iterator(chunk.events.begin()),
+                 std::make_move_iterator(chunk.events.end()));
+    }
+    position_ = std::max(position_, chunk.last_index);
+  }
+  events_ += handed;
+  return error;
+}
+
+void LustreSource::Stop() { queue_->Stop(); }
+
+SourceStats LustreSource::Stats() const {
+  SourceStats s;
+  s.events = events_;
+  s.unresolved = queue_->counters.unresolved + queue_->counters.malformed;
+  return s;
+}
+
+LustreCounters LustreSource::Counters() const {
+  const ReaderCounters& r = queue_->counters;
+  LustreCounters c;
+  c.records = r.records;
+  c.malformed = r.malformed;
+  c.ignored = r.ignored;
+  c.unresolved = r.unresolved;
+  c.parent_removed = r.parent_removed;
+  c.fid2path_calls = r.fid2path_calls;
+  c.fid2path_failures = r.fid2path_failures;
+  c.batches = r.batches;
+  c.clears = clears_;
+  c.cleared = cleared_max_;
+  return c;
+}
+
+Status LustreSource::Acknowledge(uint64_t position) {
+  if (settings_.user.empty()) return Status::Ok();
+  position = std::min(position, position_);
+  if (position <= cleared_) return Status::Ok();
+  pending_clear_ = position;
+  const auto now = std::chrono::steady_clock::now();
+  if (position - cleared_ < kClearEveryRecords && now - last_clear_ < kClearInterval) {
+    return Status::Ok();
+  }
+  return ClearTo(position);
+}
+
+Status LustreSource::ClearTo(uint64_t position) {
+  last_clear_ = std::chrono::steady_clock::now();
+  FATHOM_RETURN_IF_ERROR(lib_->Clear(settings_.device, settings_.user, position));
+  cleared_ = position;
+  ++clears_;
+  cleared_max_ = position;
+  return Status::Ok();
+}
+
+}  // namespace lustre_source
+
+SourceInfo LustreSourceInfo() {
+  SourceInfo info;
+  info.name = "lustre";
+  info.priority = 5;
+  info.detect = lustre_source::Detect;
+  info.create = lustre_source::LustreSource::Create;
+  return info;
+}
+
+}  // namespace fathom

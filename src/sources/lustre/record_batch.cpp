@@ -1,0 +1,43 @@
+#include "sources/lustre/record_batch.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "lustre/changelog_binary.h"
+
+namespace fathom::lustre_source {
+namespace {
+
+// Warnings about malformed records beyond this many go to the debug log.
+constexpr uint64_t kMaxWarnings = 20;
+
+}  // namespace
+
+bool RecordBatch::Add(const changelog_rec* raw) {
+  ++added_;
+  // The 64-byte head is always there (the library hands out whole structs); its index is
+  // what moves the position past the record whatever the rest holds.
+  last_index_ = std::max<uint64_t>(last_index_, raw->cr_index);
+  auto unpacked = lustre::UnpackRecord(raw);
+  if (!unpacked.ok()) {
+    ++malformed_;
+    const uint64_t index = raw->cr_index;
+    if (malformed_ <= kMaxWarnings) {
+      spdlog::warn("lustre: skipped a malformed record (index {}): {}", index, unpacked.status().message());
+    } else {
+      spdlog::debug("lustre: skipped a malformed record (index {}): {}", index, unpacked.status().message());
+    }
+    return false;
+  }
+  records_.push_back(std::move(unpacked).value());
+  return true;
+}
+
+void RecordBatch::Clear() {
+  records_.clear();
+  added_ = 0;
+  last_index_ = 0;
+}
+
+}  // namespace fathom::lustre_source

@@ -1,0 +1,40 @@
+// record_batch.h — records handed out by liblustreapi, unpacked into one batch.
+//
+// Add() validates and unpacks one struct changelog_rec (lustre/changelog_binary.h). A
+// record that does not unpack (unknown extension flags, a name that overruns, ...) is
+// counted, logged with its index, and left out of the batch; its index still counts in
+// last_index(), so the changelog position moves past it and it is never read again.
+// Value type, one thread.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lustre/changelog_record.h"
+#include "lustre/lustre_abi.h"
+
+namespace fathom::lustre_source {
+
+class RecordBatch {
+ public:
+  // Unpacks `raw` into the batch; false when it was malformed and skipped.
+  bool Add(const changelog_rec* raw);
+  // Empties the batch (the malformed count stays).
+  void Clear();
+
+  const std::vector<lustre::ChangelogRecord>& records() const { return records_; }
+  // Records added since Clear(), malformed ones included.
+  size_t added() const { return added_; }
+  // Highest record index added since Clear() (0 when none).
+  uint64_t last_index() const { return last_index_; }
+  // Malformed records skipped since construction.
+  uint64_t malformed() const { return malformed_; }
+
+ private:
+  std::vector<lustre::ChangelogRecord> records_;
+  size_t added_ = 0;
+  uint64_t last_index_ = 0;
+  uint64_t malformed_ = 0;
+};
+
+}  // namespace fathom::lustre_source

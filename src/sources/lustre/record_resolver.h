@@ -1,0 +1,131 @@
+// record_resolver.h — turns Lustre changelog records into standard events.
+//
+// FSMonitor's Algorithm 1, improved. Paths come, in this order, from
+//  1. the FidPathCache, which learns from the records themselves: CREAT/MKDIR/HLINK/SLINK/
+//     MKNOD carry the new object's FID, its parent and its name, RENME moves one entry (a
+//     directory's descendants follow), UNLNK/RMDIR forget;
+//  2. a later record of the same batch that names the FID (an UNLNK/RMDIR of it, or a RENME
+//     moving it): that is where the object was when this record was written, even when it
+//     is gone by now (rm -rf: the files' records precede their directory's RMDIR);
+//  3. fid2path, whose answer is cached as an absolute entry.
+// Namespace records are placed through their parent and name (UNLNK/RMDIR cannot be placed
+// any other way; a hard link's CREATE names the link that was made, a DELETE the link that
+// went). Other records name their object through the parent and name they carry when they
+// carry them, else through the object's FID, which for a file with several hard links is
+// whichever link fid2path returns first. When an UNLNK/RMDIR's parent resolves nowhere the
+// event is DELETE|PARENT_REMOVED, reported at the first root with the name in its attrs.
+//
+// Kinds: CREAT/HLINK/SLINK/MKNOD → CREATE, MKDIR → CREATE|ISDIR, UNLNK → DELETE,
+// RMDIR → DELETE|ISDIR, RENME → [DELETE of the overwritten target] MOVED_FROM + MOVED_TO
+// (one cookie, ISDIR when the object is known to be a directory; only the half inside the
+// roots when it crosses their edge), MTIME/TRUNC → MODIFY, CLOSE → CLOSE_WRITE,
+// SATTR/XATTR/CTIME → ATTRIB, OPEN → OPEN, ATIME → ACCESS; MARK, EXT, LYOUT, HSM, MIGRT,
+// FLRW, RESYNC, GXATR, NOPEN give no event (counted in `ignored`).
+// Event.attrs: "fid" (the object the event is about: the renamed object for rename halves),
+// "pfid" (its parent: the old one for MOVED_FROM), "mdt", "recno", "type", "flags", and
+// "uid", "gid", "jobid", "nid" when the record carries them; "name" for PARENT_REMOVED.
+//
+// Not thread-safe: one resolver per changelog, used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "fathom/event.h"
+#include "fathom/status.h"
+#include "lustre/changelog_record.h"
+#include "sources/lustre/fid_path_cache.h"
+
+namespace fathom::lustre_source {
+
+// The current path of a FID relative to the file system root ("" for the root), or an error
+// when it no longer exists.
+using Fid2PathFn = std::function<Result<std::string>(const lustre::Fid&)>;
+
+struct ResolverConfig {
+  std::string mount;                // absolute client mount point
+  std::string source;               // Event.source, e.g. "lustre:testfs-MDT0000"
+  int mdt = 0;
+  std::vector<std::string> roots;   // absolute, inside the mount; empty: the whole mount
+  bool recursive = true;            // whole subtrees, else only the roots' entries
+  uint32_t kinds = kind::kDefault;  // kinds wanted (OVERFLOW always)
+  size_t cache_size = 0;
+};
+
+struct ResolverCounters {
+  uint64_t records = 0;         // records resolved
+  uint64_t ignored = 0;         // records of types that give no event
+  uint64_t unresolved = 0;      // records (or rename halves) that could not be placed
+  uint64_t unknown = 0;         // records of unknown type or lacking required fields
+  uint64_t parent_removed = 0;  // PARENT_REMOVED events
+  uint64_t fid2path_calls = 0;
+  uint64_t fid2path_failures = 0;
+  uint64_t batch_namings = 0;   // FIDs placed by a later record of the same batch
+};
+
+class RecordResolver {
+ public:
+  RecordResolver(ResolverConfig config, Fid2PathFn fid2path);
+
+  // Resolves `batch` (in index order), appending events to `out` in record order.
+  void Resolve(const std::vector<lustre::ChangelogRecord>& batch, std::vector<Event>& out);
+
+  const ResolverCounters& counters() const { return counters_; }
+  const FidPathCache& cache() const { return cache_; }
+
+ private:
+  struct Naming {
+    lustre::Fid parent;
+    const std::string* name;
+  };
+
+  void ResolveOne(const lustre::ChangelogRecord& r, size_t at, std::vector<Event>& out);
+  void ResolveCreate(const lustre::ChangelogRecord& r, size_t at, std::vector<Event>& out);
+  void ResolveRemove(const lustre::ChangelogRecord& r, size_t at, std::vector<Event>& out);
+  void ResolveRename(const lustre::ChangelogRecord& r, size_t at, std::vector<Event>& out);
+  void ResolveData(const lustre::ChangelogRecord& r, uint32_t mask, size_t at,
+                   std::vector<Event>& out);
+
+  // The path of `fid` as of record `at`, relative to the file system root, into `rel`;
+  // false when it cannot be placed.
+  bool PathOf(const lustre::Fid& fid, size_t at, std::string& rel);
+  bool Fid2Path(const lustre::Fid& fid, std::string& rel);
+  // The first record after `at` that names `fid` (removes or renames it).
+  std::optional<Naming> NamingAfter(const lustre::Fid& fid, size_t at);
+  void BuildNamings();
+
+  bool Wanted(uint32_t mask) const;
+  // Index of the root `abs` is reported under, or -1. `self`: the event is about `abs`
+  // itself (a root's own ATTRIB), not about an entry of its parent.
+  int MatchRoot(const std::string& abs, bool self) const;
+  // mount + "/" + rel [+ "/" + name], in one allocation.
+  std::string Absolute(const std::string& rel, std::string_view name = {}) const;
+  void Emit(std::vector<Event>& out, uint32_t mask, std::string abs, bool self,
+            const lustre::ChangelogRecord& r, const lustre::Fid& fid, const lustre::Fid& pfid);
+  void EmitParentRemoved(std::vector<Event>& out, uint32_t mask, const lustre::ChangelogRecord& r);
+  void AddEvent(std::vector<Event>& out, uint32_t mask, uint32_t cookie, int root,
+                std::string path, const lustre::ChangelogRecord& r, const lustre::Fid& fid,
+                const lustre::Fid& pfid, const std::string* name) const;
+  void CountUnresolved(const lustre::ChangelogRecord& r, const char* what);
+  void CountUnknown(const lustre::ChangelogRecord& r, const char* what);
+  uint32_t NextCookie();
+
+  ResolverConfig config_;
+  Fid2PathFn fid2path_;
+  FidPathCache cache_;
+  ResolverCounters counters_;
+  uint32_t last_cookie_ = 0;
+
+  // The batch being resolved and, built on the first cache miss, its naming records.
+  const std::vector<lustre::ChangelogRecord>* batch_ = nullptr;
+  bool namings_built_ = false;
+  std::unordered_map<lustre::Fid, std::vector<uint32_t>, lustre::FidHash> namings_;
+  std::vector<std::string> names_;  // scratch for PathOf (names from the object up)
+  std::string rel_;                 // scratch: the path being resolved
+};
+
+}  // namespace fathom::lustre_source

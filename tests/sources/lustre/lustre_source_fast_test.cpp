@@ -1,0 +1,170 @@
+// The Lustre source against the emulator's liblustreapi in fast mode: a generated changelog
+// (see src/lustre_sim/api/fast_log.h) read at memory speed, resumed, and cleared.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "sources/lustre/lustre_test_env.h"
+
+namespace fathom::testing {
+namespace {
+
+const std::map<std::string, std::string> kFast = {{"lustre.device", "fastfs-MDT0000"},
+                                                  {"lustre.mount", "/mnt/fastfs"}};
+
+std::map<std::string, std::string> FastWith(std::string key, std::string value) {
+  auto s = kFast;
+  s[key] = value;
+  return s;
+}
+
+uint64_t Recno(const Event& e) { return nlohmann::json::parse(e.attrs)["recno"].get<uint64_t>(); }
+
+// The events of generated records 1..last, as fast_log.h describes the log.
+std::vector<std::string> ExpectedFastLines(uint64_t last_k) {
+  auto file = [](uint64_t k) {
+    return "/mdt0/d" + std::to_string(k / 4096) + (k % 64 == 63 ? "/g" : "/f") + std::to_string(k);
+  };
+  std::vector<std::string> lines = {"CREATE,ISDIR /mdt0"};
+  for (uint64_t k = 0; k <= last_k; ++k) {
+    const std::string dir = "/mdt0/d" + std::to_string(k / 4096);
+    const std::string f = dir + "/f" + std::to_string(k);
+    lines.push_back(k % 4096 == 0 ? "CREATE,ISDIR " + dir : "MODIFY " + file(k - 1));
+    lines.push_back("CREATE " + f);
+    if (k % 64 == 63) {
+      lines.push_back("MOVED_FROM " + f);
+      lines.push_back("MOVED_TO " + file(k));
+    } else {
+      lines.push_back("CLOSE_WRITE " + f);
+    }
+    lines.push_back(k >= 1024 ? "DELETE " + file(k - 1024) : "ATTRIB " + file(k));
+  }
+  return lines;
+}
+
+TEST(LustreSourceFastTest, EventsFollowTheGeneratedChangelog) {
+  FastFs fs;
+  LustreWatcher w(kFast);
+  ASSERT_TRUE(w.ok());
+  const uint64_t last_k = 1100;  // past the first unlinks (k >= 1024) and many renames
+  const auto expected = ExpectedFastLines(last_k);
+  const auto& events = w.Collect(expected.size());
+  ASSERT_GE(events.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_EQ(Line(events[i]), expected[i]) << "event " << i;
+    ASSERT_EQ(events[i].root, "/mnt/fastfs");
+    ASSERT_EQ(events[i].source, "lustre:fastfs-MDT0000");
+  }
+  // Rename halves share one non-zero cookie.
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (events[i].mask & kind::kMovedFrom) {
+      EXPECT_NE(events[i].cookie, 0u);
+      EXPECT_EQ(events[i].cookie, events[i + 1].cookie);
+    }
+  }
+  // Every path came from the changelog itself.
+  EXPECT_EQ(w.counters().fid2path_calls, 0u);
+  EXPECT_EQ(w.counters().unresolved, 0u);
+  // Position covers exactly the records whose events were handed out.
+  EXPECT_EQ(w.source().Position(), Recno(events.back()));
+  EXPECT_EQ(w.source().Stats().events, events.size());
+}
+
+TEST(LustreSourceFastTest, ResumeStartsAfterThePosition) {
+  FastFs fs;
+  const uint64_t position = 2 + 4 * 100;  // record 403 creates f100
+  LustreWatcher w(kFast, {}, kind::kAll, position);
+  ASSERT_TRUE(w.ok());
+  const auto& events = w.Collect(10);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(Recno(events.front()), position + 1);
+  EXPECT_EQ(Line(events.front()), "CREATE /mdt0/d0/f100");
+  EXPECT_GT(w.source().Position(), position);
+}
+
+TEST(LustreSourceFastTest, RootsAndKindsFilterButPositionAdvances) {
+  FastFs fs;
+  LustreWatcher w(kFast, {"/mnt/fastfs/mdt0/d1"}, kind::kCreate);
+  ASSERT_TRUE(w.ok());
+  // d1 is made by record 2 + 4 * 4096; nothing before is inside the root.
+  const auto& events = w.Collect(3);
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(Line(events[0]), "CREATE /f4096");
+  EXPECT_EQ(Line(events[1]), "CREATE /f4097");
+  EXPECT_EQ(Recno(events[0]), 2 + 4 * 4096 + 1u);
+  EXPECT_GE(w.source().Position(), Recno(events[2]));
+}
+
+TEST(LustreSourceFastTest, AcknowledgeClearsOnlyThisUserAndNeverPastThePosition) {
+  FastFs fs;
+  const std::string cl1 = RegisterUser(fs.state_dir());
+  const std::string cl2 = RegisterUser(fs.state_dir());
+  ASSERT_EQ(cl1, "cl1");
+  ASSERT_EQ(cl2, "cl2");
+  {
+    LustreWatcher w(FastWith("lustre.user", cl1));
+    ASSERT_TRUE(w.ok());
+    w.CollectUntil([&](const std::vector<Event>&) { return w.source().Position() >= 1000; });
+    ASSERT_GE(w.source().Position(), 1000u);
+    // Small acknowledgements are batched: nothing is cleared yet.
+    ASSERT_TRUE(w.source().Acknowledge(500).ok());
+    EXPECT_EQ(ClearedBy(fs.state_dir(), cl1), 0u);
+    EXPECT_EQ(w.counters().clears, 0u);
+  }
+  // Destroying the source clears what was acknowledged, for cl1 only.
+  EXPECT_EQ(ClearedBy(fs.state_dir(), cl1), 500u);
+  EXPECT_EQ(ClearedBy(fs.state_dir(), cl2), 0u);
+
+  LustreWatcher w(FastWith("lustre.user", cl1), {}, kind::kAll, 500);
+  ASSERT_TRUE(w.ok());
+  w.CollectUntil([&](const std::vector<Event>&) { return w.source().Position() >= 20000; });
+  const uint64_t position = w.source().Position();
+  ASSERT_GE(position, 20000u);
+  // A large acknowledgement clears at once, but never past what was handed out.
+  ASSERT_TRUE(w.source().Acknowledge(position + 1000000).ok());
+  EXPECT_EQ(ClearedBy(fs.state_dir(), cl1), position);
+  EXPECT_EQ(ClearedBy(fs.state_dir(), cl2), 0u);
+  EXPECT_EQ(w.counters().clears, 1u);
+}
+
+TEST(LustreSourceFastTest, WithoutAUserNothingIsCleared) {
+  FastFs fs;
+  const std::string cl1 = RegisterUser(fs.state_dir());
+  {
+    LustreWatcher w(kFast);
+    ASSERT_TRUE(w.ok());
+    w.CollectUntil([&](const std::vector<Event>&) { return w.source().Position() >= 10000; });
+    ASSERT_TRUE(w.source().Acknowledge(w.source().Position()).ok());
+  }
+  EXPECT_EQ(ClearedBy(fs.state_dir(), cl1), 0u);
+}
+
+TEST(LustreSourceFastTest, UnknownDeviceFailsAtStartWithTheDeviceNamed) {
+  FastFs fs;
+  SourceOptions options;
+  options.settings = {{"lustre.device", "nofs-MDT0000"},
+                      {"lustre.mount", "/mnt/nofs"},
+                      {"lustre.library", LibraryPath()}};
+  auto source = LustreSourceInfo().create(options);
+  ASSERT_TRUE(source.ok()) << source.status().message();
+  Status s = (*source)->Start();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("nofs-MDT0000"), std::string::npos) << s.message();
+}
+
+TEST(LustreSourceFastTest, StopEndsAWaitPromptly) {
+  FastFs fs;
+  LustreWatcher w(kFast, {}, kind::kAll);
+  ASSERT_TRUE(w.ok());
+  w.source().Stop();
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(w.source().Wait(10s).ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
+  w.Destroy();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+}
+
+}  // namespace
+}  // namespace fathom::testing
