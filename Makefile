@@ -1,14 +1,16 @@
 # fathom — the two commands of the quick start:
 #   make run DIR=/path/to/watch   install what is missing, build, watch DIR recursively with the store
 #   make test                     install what is missing, build, run every test (also under ASan+UBSan)
+#                                 and every fuzzer for FUZZ_SECONDS each
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 STORE      ?= fathom-events.db
 DIR        ?=
 WERROR     := $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
+FUZZ_SECONDS ?= 20
 
-.PHONY: deps build build-asan run test test-release test-asan bench clean
+.PHONY: deps build build-asan run test test-release test-asan fuzz bench clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -32,10 +34,13 @@ test-asan: build-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j2
 
-test: test-release test-asan
+fuzz: deps
+	bash scripts/run-fuzzers.sh $(FUZZ_SECONDS)
+
+test: test-release test-asan fuzz
 
 bench: build
 	/usr/bin/python3 bench/run_local_bench.py --build $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
