@@ -21,8 +21,8 @@ using fathom::lustre::ChangelogRecord;
 constexpr uint64_t kPayload = CLFE_UIDGID | CLFE_NID | CLFE_OPEN | CLFE_XATTR;
 
 [[noreturn]] void Fail(const char* what, std::string_view input) {
-  std::fprintf(stderr, "property violated: %s\ninput: %.*s\n", what,
-               static_cast<int>(input.size()), input.data());
+  std::fprintf(stderr, "property violated: %s\ninput: %.*s\n", what, static_cast<int>(input.size()),
+               input.data());
   std::abort();
 }
 

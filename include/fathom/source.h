@@ -93,7 +93,7 @@ class SourceRegistry {
   std::vector<SourceInfo> infos_;
 };
 
-// Registers inotify and fanotify (where built).
+// Registers inotify, fanotify (where built) and the Lustre changelog source.
 void RegisterBuiltinSources(SourceRegistry& registry);
 
 }  // namespace fathom

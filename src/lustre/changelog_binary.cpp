@@ -64,8 +64,7 @@ class Reader {
   Status Error(const std::string& what) const {
     std::string where = have_index_ ? "changelog record #" + std::to_string(index_)
                                     : std::string("changelog record");
-    return Status::Error(where + " (" + std::to_string(bytes_.size()) + "-byte buffer): " +
-                         what);
+    return Status::Error(where + " (" + std::to_string(bytes_.size()) + "-byte buffer): " + what);
   }
   // Checks that `n` more bytes follow `off_` for `what`; returns them and advances.
   const std::byte* Take(size_t n, const char* what, Status* status) {
@@ -260,9 +259,8 @@ Result<ChangelogRecord> UnpackRecord(std::span<const std::byte> bytes, size_t* c
     if (ef & CLFE_NID) {
       if ((p = in.Take(sizeof(changelog_ext_nid), "NID extension", &st)) == nullptr) return st;
       if (ef & CLFE_NID_BE) {
-        Result<Nid> nid = NidFromLnetNid(
-            std::span<const uint8_t, kLnetNidBytes>(reinterpret_cast<const uint8_t*>(p),
-                                                    kLnetNidBytes));
+        Result<Nid> nid = NidFromLnetNid(std::span<const uint8_t, kLnetNidBytes>(
+            reinterpret_cast<const uint8_t*>(p), kLnetNidBytes));
         if (!nid.ok()) return in.Error(nid.status().message());
         r.nid = FormatNid(*nid);
       } else {
@@ -295,8 +293,8 @@ Result<ChangelogRecord> UnpackRecord(std::span<const std::byte> bytes, size_t* c
   if (nul == nullptr) {
     r.name.assign(name, rec.cr_namelen);
   } else if (!r.has_rename) {
-    return in.Error("the name has a NUL byte at offset " + std::to_string(nul - name) +
-                    " of " + std::to_string(rec.cr_namelen) + " (only a rename carries two names)");
+    return in.Error("the name has a NUL byte at offset " + std::to_string(nul - name) + " of " +
+                    std::to_string(rec.cr_namelen) + " (only a rename carries two names)");
   } else {
     const char* sname = nul + 1;
     const size_t slen = rec.cr_namelen - static_cast<size_t>(sname - name);

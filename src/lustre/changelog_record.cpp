@@ -24,8 +24,8 @@ namespace {
 
 // changelog_type2str, indexed by type.
 constexpr std::array<std::string_view, CL_LAST> kTypeNames = {
-    "MARK",  "CREAT", "MKDIR", "HLINK", "SLINK", "MKNOD", "UNLNK", "RMDIR",  "RENME",
-    "RNMTO", "OPEN",  "CLOSE", "LYOUT", "TRUNC", "SATTR", "XATTR", "HSM",    "MTIME",
+    "MARK",  "CREAT", "MKDIR", "HLINK", "SLINK",  "MKNOD", "UNLNK", "RMDIR", "RENME",
+    "RNMTO", "OPEN",  "CLOSE", "LYOUT", "TRUNC",  "SATTR", "XATTR", "HSM",   "MTIME",
     "CTIME", "ATIME", "MIGRT", "FLRW",  "RESYNC", "GXATR", "NOPEN",
 };
 

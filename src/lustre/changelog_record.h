@@ -16,14 +16,14 @@
 namespace fathom::lustre {
 
 struct ChangelogRecord {
-  uint64_t index = 0;     // record number, strictly increasing per MDT
-  uint32_t type = 0;      // enum changelog_rec_type (CL_CREATE, ...)
-  uint16_t flags = 0;     // per-type flags only (low 12 bits: CLF_UNLINK_LAST, la_valid bits)
-  uint64_t prev = 0;      // cr_prev
-  uint64_t time_ns = 0;   // nanoseconds since the epoch (cr_time is sec << 30 | nsec)
-  Fid tfid;               // target
-  Fid pfid;               // parent (zero when the record has none)
-  std::string name;       // target name ("" when none)
+  uint64_t index = 0;    // record number, strictly increasing per MDT
+  uint32_t type = 0;     // enum changelog_rec_type (CL_CREATE, ...)
+  uint16_t flags = 0;    // per-type flags only (low 12 bits: CLF_UNLINK_LAST, la_valid bits)
+  uint64_t prev = 0;     // cr_prev
+  uint64_t time_ns = 0;  // nanoseconds since the epoch (cr_time is sec << 30 | nsec)
+  Fid tfid;              // target
+  Fid pfid;              // parent (zero when the record has none)
+  std::string name;      // target name ("" when none)
   // Rename extension (present when has_rename): the renamed object and its old parent/name.
   bool has_rename = false;
   Fid sfid;
@@ -34,11 +34,11 @@ struct ChangelogRecord {
   std::string jobid;
   // Extra-flags extension (present when has_extra_flags) and what it announces.
   bool has_extra_flags = false;
-  uint64_t extra_flags = 0;  // CLFE_* bits actually packed
-  uint64_t uid = 0, gid = 0;               // CLFE_UIDGID
-  std::string nid;                          // CLFE_NID, text form, e.g. "0@lo" or "10.0.0.1@tcp"
-  uint32_t open_flags = 0;                  // CLFE_OPEN
-  std::string xattr;                        // CLFE_XATTR
+  uint64_t extra_flags = 0;   // CLFE_* bits actually packed
+  uint64_t uid = 0, gid = 0;  // CLFE_UIDGID
+  std::string nid;            // CLFE_NID, text form, e.g. "0@lo" or "10.0.0.1@tcp"
+  uint32_t open_flags = 0;    // CLFE_OPEN
+  std::string xattr;          // CLFE_XATTR
 
   bool operator==(const ChangelogRecord&) const = default;
 };

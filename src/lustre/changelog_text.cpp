@@ -11,6 +11,7 @@
 #include "lustre/changelog_text.h"
 
 #include <algorithm>
+#include <array>
 
 #include "lustre/civil_time.h"
 #include "lustre/nid.h"
@@ -26,7 +27,13 @@ constexpr uint32_t kFmodeExec = 04;      // MDS_FMODE_EXEC
 constexpr uint32_t kOpenTrunc = 01000;   // MDS_OPEN_TRUNC
 constexpr uint32_t kOpenAppend = 02000;  // MDS_OPEN_APPEND
 
-bool IsSep(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+constexpr std::array<bool, 256> kSeparators = [] {
+  std::array<bool, 256> t{};
+  t[' '] = t['\t'] = t['\n'] = t['\r'] = true;
+  return t;
+}();
+
+bool IsSep(char c) { return kSeparators[static_cast<unsigned char>(c)]; }
 
 // lfs's three-letter open mode ("---" when nothing to show).
 void OpenMode(uint32_t flags, char mode[3]) {
@@ -69,9 +76,12 @@ class LineReader {
   // The next token (without consuming it), after skipping separators.
   std::string_view Peek() {
     SkipSeps();
-    size_t end = pos_;
-    while (end < s_.size() && !IsSep(s_[end])) ++end;
-    return s_.substr(pos_, end - pos_);
+    if (peek_pos_ != pos_) {
+      peek_pos_ = pos_;
+      peek_end_ = pos_;
+      while (peek_end_ < s_.size() && !IsSep(s_[peek_end_])) ++peek_end_;
+    }
+    return s_.substr(pos_, peek_end_ - pos_);
   }
   std::string_view Next() {
     std::string_view t = Peek();
@@ -84,6 +94,8 @@ class LineReader {
   std::string_view line_;
   std::string_view s_;
   size_t pos_ = 0;
+  size_t peek_pos_ = std::string_view::npos;  // where the token ending at peek_end_ starts
+  size_t peek_end_ = 0;
 };
 
 bool KeyedFid(std::string_view token, std::string_view key, Fid* fid) {
@@ -303,8 +315,8 @@ Result<ChangelogRecord> ParseRecordText(std::string_view line) {
     if (!internal::ReadPrefixedHex(tok.substr(3), &r.extra_flags, false) ||
         (r.extra_flags & ~uint64_t{CLFE_SUPPORTED}) ||
         ((r.extra_flags & CLFE_NID_BE) && !(r.extra_flags & CLFE_NID))) {
-      return in.Error("extra flags", "'" + std::string(tok) +
-                                         "' is not ef=0xN with CLFE_* bits (0x1f at most)");
+      return in.Error("extra flags",
+                      "'" + std::string(tok) + "' is not ef=0xN with CLFE_* bits (0x1f at most)");
     }
     r.has_extra_flags = true;
     in.Next();

@@ -31,12 +31,12 @@ struct Fid {
 // The root directory of every Lustre file system.
 inline constexpr Fid kRootFid{0x200000007, 0x1, 0x0};
 
-std::string FormatFid(const Fid& fid);           // "[0x200000007:0x1:0x0]"
+std::string FormatFid(const Fid& fid);  // "[0x200000007:0x1:0x0]"
 // The longest FormatFid text: "[0x" + 16 + ":0x" + 8 + ":0x" + 8 + "]".
 inline constexpr size_t kMaxFidText = 42;
 // Writes FormatFid's text to `out`, which has room for kMaxFidText chars; returns the end.
 char* FormatFidTo(const Fid& fid, char* out);
-Result<Fid> ParseFid(std::string_view text);     // with or without [ ]
+Result<Fid> ParseFid(std::string_view text);  // with or without [ ]
 Fid FromAbi(const lu_fid& fid);
 lu_fid ToAbi(const Fid& fid);
 

@@ -20,10 +20,10 @@ struct Lnd {
 
 // libcfs_netstrfns, in its order (names are matched as prefixes, first match wins).
 constexpr Lnd kLnds[] = {
-    {9, "lo", AddrKind::kDecimal},    {2, "tcp", AddrKind::kIpv4Or6},
-    {5, "o2ib", AddrKind::kIpv4},     {13, "gni", AddrKind::kDecimal},
-    {14, "gip", AddrKind::kIpv4},     {15, "ptlf", AddrKind::kDecimal},
-    {16, "kfi", AddrKind::kDecimal},  {18, "efa", AddrKind::kIpv4Or6},
+    {9, "lo", AddrKind::kDecimal},     {2, "tcp", AddrKind::kIpv4Or6},
+    {5, "o2ib", AddrKind::kIpv4},      {13, "gni", AddrKind::kDecimal},
+    {14, "gip", AddrKind::kIpv4},      {15, "ptlf", AddrKind::kDecimal},
+    {16, "kfi", AddrKind::kDecimal},   {18, "efa", AddrKind::kIpv4Or6},
     {19, "bxi3f", AddrKind::kDecimal},
 };
 

@@ -21,18 +21,18 @@
 
 namespace fathom::lustre {
 
-inline constexpr uint32_t kLndSock = 2;  // SOCKLND: "tcp"
-inline constexpr uint32_t kLndO2ib = 5;  // O2IBLND: "o2ib"
-inline constexpr uint32_t kLndLo = 9;    // LOLND: "lo"
-inline constexpr uint64_t kNidAny = ~uint64_t{0};                   // LNET_NID_ANY, "<?>"
-inline constexpr uint64_t kNidLo0 = uint64_t{kLndLo} << 48;          // LNET_NID_LO_0, "0@lo"
-inline constexpr size_t kLnetNidBytes = 20;                         // sizeof(struct lnet_nid)
+inline constexpr uint32_t kLndSock = 2;                      // SOCKLND: "tcp"
+inline constexpr uint32_t kLndO2ib = 5;                      // O2IBLND: "o2ib"
+inline constexpr uint32_t kLndLo = 9;                        // LOLND: "lo"
+inline constexpr uint64_t kNidAny = ~uint64_t{0};            // LNET_NID_ANY, "<?>"
+inline constexpr uint64_t kNidLo0 = uint64_t{kLndLo} << 48;  // LNET_NID_LO_0, "0@lo"
+inline constexpr size_t kLnetNidBytes = 20;                  // sizeof(struct lnet_nid)
 
 // One NID in its general (large) form.
 struct Nid {
-  uint8_t type = 0;       // LND; 0xff = LNET_NID_ANY
-  uint16_t num = 0;       // network number
-  uint8_t addr_len = 4;   // 4 (IPv4 or a 32-bit number) or 16 (IPv6)
+  uint8_t type = 0;                // LND; 0xff = LNET_NID_ANY
+  uint16_t num = 0;                // network number
+  uint8_t addr_len = 4;            // 4 (IPv4 or a 32-bit number) or 16 (IPv6)
   std::array<uint8_t, 16> addr{};  // network byte order
 
   bool operator==(const Nid&) const = default;

@@ -67,11 +67,12 @@ bool ReadHex(std::string_view s, T* value) {
 template <typename T>
 bool ReadDec(std::string_view s, T* value) {
   if (s.empty()) return false;
+  constexpr T kMax = std::numeric_limits<T>::max();
   T v = 0;
   for (char c : s) {
     if (c < '0' || c > '9') return false;
-    T d = static_cast<T>(c - '0');
-    if (v > (std::numeric_limits<T>::max() - d) / 10) return false;
+    const T d = static_cast<T>(c - '0');
+    if (v > kMax / 10 || (v == kMax / 10 && d > kMax % 10)) return false;
     v = static_cast<T>(v * 10 + d);
   }
   *value = v;

@@ -79,15 +79,16 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
         std::this_thread::sleep_for(kLinger);
         s = source->Drain(batch);
       }
-      if (!s.ok()) {
-        reader_status = s;
-        break;
-      }
+      // Events handed out before a failure are still written (with their position).
       std::erase_if(batch, [&](const Event& e) { return !filter.Matches(e); });
       const uint64_t position = source->Position();
       const bool advanced = position > pushed_position;
       if ((!batch.empty() || advanced) && !queue.Push(std::move(batch), position)) break;
       pushed_position = position;
+      if (!s.ok()) {
+        reader_status = s;
+        break;
+      }
     }
     queue.Close();
   });

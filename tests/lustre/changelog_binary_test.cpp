@@ -113,9 +113,9 @@ TEST(ChangelogBinary, HandBuiltRenameHasLustresByteLayout) {
   EXPECT_EQ(At<uint64_t>(b, 32), 0x300005716u);  // tfid
   EXPECT_EQ(At<uint32_t>(b, 40), 0x17au);
   EXPECT_EQ(At<uint32_t>(b, 44), 0u);
-  EXPECT_EQ(At<uint32_t>(b, 56), 0xe7u);         // pfid.f_oid
-  EXPECT_EQ(At<uint32_t>(b, 64 + 8), 0x626bu);   // sfid.f_oid
-  EXPECT_EQ(At<uint32_t>(b, 80 + 8), 0xe8u);     // spfid.f_oid
+  EXPECT_EQ(At<uint32_t>(b, 56), 0xe7u);        // pfid.f_oid
+  EXPECT_EQ(At<uint32_t>(b, 64 + 8), 0x626bu);  // sfid.f_oid
+  EXPECT_EQ(At<uint32_t>(b, 80 + 8), 0xe8u);    // spfid.f_oid
   EXPECT_EQ(std::string(b.data() + 96, 32), std::string("mv.0") + std::string(28, '\0'));
   EXPECT_EQ(At<uint64_t>(b, 128), uint64_t{CLFE_UIDGID | CLFE_NID});
   EXPECT_EQ(At<uint64_t>(b, 136), 1000u);
@@ -135,9 +135,9 @@ TEST(ChangelogBinary, OpenModeAndXattrFollowNidInFlagOrder) {
   const std::string b = PackRecord(r);
   ASSERT_EQ(b.size(), 64u + 32 + 8 + 16 + 24 + 4 + 256);
   EXPECT_EQ(At<uint64_t>(b, 96), kPayload);
-  EXPECT_EQ(At<uint64_t>(b, 104), 1000u);            // uid
+  EXPECT_EQ(At<uint64_t>(b, 104), 1000u);                // uid
   EXPECT_EQ(At<uint64_t>(b, 120), 0x000200000a000001u);  // nid
-  EXPECT_EQ(At<uint32_t>(b, 144), 01u | 02000u);     // open flags
+  EXPECT_EQ(At<uint32_t>(b, 144), 01u | 02000u);         // open flags
   EXPECT_EQ(std::string(b.data() + 148, 9), std::string("user.tag\0", 9));
 }
 

@@ -18,8 +18,8 @@ uint64_t Apply(uint64_t mask, std::string_view expr) {
 
 TEST(RecordType, NamesAreLustreChangelogType2str) {
   const std::vector<std::string_view> expected = {
-      "MARK",  "CREAT", "MKDIR", "HLINK", "SLINK", "MKNOD", "UNLNK", "RMDIR",  "RENME",
-      "RNMTO", "OPEN",  "CLOSE", "LYOUT", "TRUNC", "SATTR", "XATTR", "HSM",    "MTIME",
+      "MARK",  "CREAT", "MKDIR", "HLINK", "SLINK",  "MKNOD", "UNLNK", "RMDIR", "RENME",
+      "RNMTO", "OPEN",  "CLOSE", "LYOUT", "TRUNC",  "SATTR", "XATTR", "HSM",   "MTIME",
       "CTIME", "ATIME", "MIGRT", "FLRW",  "RESYNC", "GXATR", "NOPEN"};
   ASSERT_EQ(expected.size(), static_cast<size_t>(CL_LAST));
   for (uint32_t t = 0; t < CL_LAST; ++t) {

@@ -16,8 +16,8 @@ constexpr uint64_t TableITime(uint32_t h, uint32_t m, uint32_t s, uint64_t ns) {
 }
 constexpr Fid F(uint32_t oid) { return Fid{0x300005716, oid, 0}; }
 
-ChangelogRecord Rec(uint64_t index, uint32_t type, uint16_t flags, uint64_t time_ns, Fid t,
-                    Fid p, std::string name) {
+ChangelogRecord Rec(uint64_t index, uint32_t type, uint16_t flags, uint64_t time_ns, Fid t, Fid p,
+                    std::string name) {
   ChangelogRecord r;
   r.index = index;
   r.type = type;
@@ -43,10 +43,10 @@ std::vector<ChangelogRecord> TableIRecords() {
   rn.spfid = F(0x626c);
   rn.sname = "hi.txt";
   v.push_back(rn);
-  v.push_back(Rec(11332888, CL_MKDIR, 0x0, TableITime(22, 27, 47, 421587284), F(0x626d), F(0xe7),
-                  "okdir"));
-  v.push_back(Rec(11332889, CL_UNLINK, 0x0, TableITime(22, 27, 47, 438587347), F(0x626b),
-                  F(0xe7), "hi.txt"));
+  v.push_back(
+      Rec(11332888, CL_MKDIR, 0x0, TableITime(22, 27, 47, 421587284), F(0x626d), F(0xe7), "okdir"));
+  v.push_back(Rec(11332889, CL_UNLINK, 0x0, TableITime(22, 27, 47, 438587347), F(0x626b), F(0xe7),
+                  "hi.txt"));
   return v;
 }
 
@@ -145,7 +145,8 @@ TEST(ChangelogText, OpenModeAndXattrPrintLikeLfs) {
   ChangelogRecord r = Rec(5, CL_OPEN, 0, 0, kRootFid, Fid{}, "");
   r.has_extra_flags = true;
   r.extra_flags = CLFE_OPEN | CLFE_XATTR;
-  const std::string head = "5 10OPEN  00:00:00.000000000 1970.01.01 0x0 t=[0x200000007:0x1:0x0] ef=0xc";
+  const std::string head =
+      "5 10OPEN  00:00:00.000000000 1970.01.01 0x0 t=[0x200000007:0x1:0x0] ef=0xc";
   r.open_flags = 01;
   EXPECT_EQ(FormatRecordText(r), head + " m=r--");
   r.open_flags = 01000;  // MDS_OPEN_TRUNC counts as a write
@@ -158,8 +159,9 @@ TEST(ChangelogText, OpenModeAndXattrPrintLikeLfs) {
   EXPECT_EQ(FormatRecordText(r), head);
   r.type = CL_GETXATTR;
   r.xattr = "security.selinux";
-  EXPECT_EQ(FormatRecordText(r), "5 23GXATR 00:00:00.000000000 1970.01.01 0x0 "
-                                 "t=[0x200000007:0x1:0x0] ef=0xc x=security.selinux");
+  EXPECT_EQ(FormatRecordText(r),
+            "5 23GXATR 00:00:00.000000000 1970.01.01 0x0 "
+            "t=[0x200000007:0x1:0x0] ef=0xc x=security.selinux");
   EXPECT_EQ(Parse(FormatRecordText(r)), r);
   r.open_flags = 01 | 02;
   EXPECT_EQ(Parse(FormatRecordText(r)), r);
@@ -179,8 +181,9 @@ TEST(ChangelogText, TypeNamesArePaddedToFiveColumns) {
 
 TEST(ChangelogText, EveryTypeRoundTripsThroughText) {
   for (uint32_t type = 0; type < CL_LAST; ++type) {
-    ChangelogRecord r = Rec(type * 1000, type, static_cast<uint16_t>(type), TableITime(1, 2, 3, type),
-                            Fid{0x200000402, type, 0}, kRootFid, "f" + std::to_string(type));
+    ChangelogRecord r =
+        Rec(type * 1000, type, static_cast<uint16_t>(type), TableITime(1, 2, 3, type),
+            Fid{0x200000402, type, 0}, kRootFid, "f" + std::to_string(type));
     r.has_jobid = true;
     r.jobid = "job" + std::to_string(type);
     r.has_extra_flags = true;
@@ -223,8 +226,8 @@ TEST(ChangelogText, TextAgreesWithThePackedRecord) {
   // same line as the record they were packed from.
   for (const ChangelogRecord& r : TableIRecords()) {
     const std::string bytes = PackRecord(r);
-    auto back = UnpackRecord(std::span(reinterpret_cast<const std::byte*>(bytes.data()),
-                                       bytes.size()));
+    auto back =
+        UnpackRecord(std::span(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()));
     ASSERT_TRUE(back.ok());
     EXPECT_EQ(FormatRecordText(*back), FormatRecordText(r));
   }
@@ -232,7 +235,8 @@ TEST(ChangelogText, TextAgreesWithThePackedRecord) {
 
 TEST(ChangelogText, EpochAndLeapDayPrintCorrectly) {
   ChangelogRecord r = Rec(0, CL_CREATE, 0, 0, kRootFid, Fid{}, "");
-  EXPECT_EQ(FormatRecordText(r), "0 01CREAT 00:00:00.000000000 1970.01.01 0x0 t=[0x200000007:0x1:0x0]");
+  EXPECT_EQ(FormatRecordText(r),
+            "0 01CREAT 00:00:00.000000000 1970.01.01 0x0 t=[0x200000007:0x1:0x0]");
   r.time_ns = (951782400ull + 86399) * 1'000'000'000 + 1;  // 2000-02-29 23:59:59
   EXPECT_NE(FormatRecordText(r).find(" 23:59:59.000000001 2000.02.29 "), std::string::npos);
   EXPECT_EQ(Parse(FormatRecordText(r)), r);

@@ -47,11 +47,26 @@ TEST(Fid, ParseRoundTripsFormattedFids) {
 }
 
 TEST(Fid, ParseRejectsMalformedTextAndNamesIt) {
-  for (const char* bad :
-       {"", "[]", "[0x1:0x2]", "0x1:0x2:0x3]", "[0x1:0x2:0x3", "[0x1:0x2:0x3] ", " [0x1:0x2:0x3]",
-        "[0x10000000000000000:0x1:0x0]", "[0x1:0x100000000:0x0]", "[0x1:0x1:0x100000000]",
-        "[0x1:0x1:0x0:0x0]", "[1:0x1:0x0]", "[0x1:1:0x0]", "[0xg:0x1:0x0]", "[0x:0x1:0x0]",
-        "[-0x1:0x1:0x0]", "[0x1::0x0]", "[0x1:0x1:]", "[[0x1:0x1:0x0]]", "x"}) {
+  for (const char* bad : {"",
+                          "[]",
+                          "[0x1:0x2]",
+                          "0x1:0x2:0x3]",
+                          "[0x1:0x2:0x3",
+                          "[0x1:0x2:0x3] ",
+                          " [0x1:0x2:0x3]",
+                          "[0x10000000000000000:0x1:0x0]",
+                          "[0x1:0x100000000:0x0]",
+                          "[0x1:0x1:0x100000000]",
+                          "[0x1:0x1:0x0:0x0]",
+                          "[1:0x1:0x0]",
+                          "[0x1:1:0x0]",
+                          "[0xg:0x1:0x0]",
+                          "[0x:0x1:0x0]",
+                          "[-0x1:0x1:0x0]",
+                          "[0x1::0x0]",
+                          "[0x1:0x1:]",
+                          "[[0x1:0x1:0x0]]",
+                          "x"}) {
     auto r = ParseFid(bad);
     EXPECT_FALSE(r.ok()) << "accepted '" << bad << "'";
     if (!r.ok()) {
@@ -76,9 +91,9 @@ TEST(Fid, AbiConversionKeepsEveryField) {
   EXPECT_EQ(FromAbi(abi), f);
   unsigned char bytes[sizeof(lu_fid)];
   std::memcpy(bytes, &abi, sizeof bytes);
-  EXPECT_EQ(bytes[0], 0x01);  // f_seq first, little-endian
-  EXPECT_EQ(bytes[8], 0x34);  // then f_oid
-  EXPECT_EQ(bytes[12], 0x07); // then f_ver
+  EXPECT_EQ(bytes[0], 0x01);   // f_seq first, little-endian
+  EXPECT_EQ(bytes[8], 0x34);   // then f_oid
+  EXPECT_EQ(bytes[12], 0x07);  // then f_ver
 }
 
 TEST(Fid, HashSpreadsNeighbouringFids) {

@@ -54,8 +54,9 @@ TEST(Nid, AddressWithoutNetworkIsTcp0LikeLibcfsStr2nid) {
 }
 
 TEST(Nid, EveryFormattedNid4ParsesBack) {
-  for (uint64_t n : std::initializer_list<uint64_t>{kNidLo0, kNidAny, 0, 0x000200000a000001ull, 0x0005ffffffffffffull,
-                     0x0013000400000009ull, 0x0012000101020304ull}) {
+  for (uint64_t n : std::initializer_list<uint64_t>{kNidLo0, kNidAny, 0, 0x000200000a000001ull,
+                                                    0x0005ffffffffffffull, 0x0013000400000009ull,
+                                                    0x0012000101020304ull}) {
     auto back = ParseNid4(FormatNid4(n));
     ASSERT_TRUE(back.ok()) << FormatNid4(n) << ": " << back.status().message();
     EXPECT_EQ(*back, n) << FormatNid4(n);

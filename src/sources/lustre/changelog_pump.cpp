@@ -7,15 +7,13 @@
 #include <cerrno>
 #include <cstring>
 
-#include "sources/lustre/record_batch.h"
-
 namespace fathom::lustre_source {
 namespace {
 
 // How long one wait for records lasts before the stop flag is looked at again (Stop()
 // also wakes it at once through the queue's eventfd).
 constexpr int kPollMs = 200;
-// Pause before reopening a changelog whose reader reported the end of the log.
+// Pause before reconnecting to a followed changelog that reported its end.
 constexpr int kReopenPauseMs = 50;
 
 bool ReadableNow(int fd) {
@@ -27,57 +25,64 @@ bool ReadableNow(int fd) {
 
 ChangelogPump::ChangelogPump(std::shared_ptr<const LustreLibrary> lib, std::string device,
                              ChangelogReader reader, uint64_t next_record,
-                             std::unique_ptr<RecordResolver> resolver,
+                             std::shared_ptr<RecordHandoff> handoff,
                              std::shared_ptr<ChangelogQueue> queue)
     : lib_(std::move(lib)),
       device_(std::move(device)),
       reader_(std::move(reader)),
       next_record_(next_record),
-      resolver_(std::move(resolver)),
+      handoff_(std::move(handoff)),
       queue_(std::move(queue)) {}
 
 void ChangelogPump::Run() {
-  RecordBatch batch;
-  while (!queue_->stopping()) {
-    if (!reader_->buffered() && !WaitReadable(kPollMs)) continue;
-    batch.Clear();
-    int rc = 0;
-    while (batch.added() < kMaxBatchRecords) {
-      changelog_rec* rec = nullptr;
-      rc = reader_->Receive(&rec);
-      if (rc != 0) break;
-      batch.Add(rec);
-      reader_->Free(&rec);
-      if (!reader_->buffered() && !ReadableNow(reader_->fd())) break;
+  batch_ = handoff_->Empty();
+  if (batch_ && CatchUp()) {
+    while (!queue_->stopping()) {
+      if (!reader_->buffered() && !WaitReadable(kPollMs)) continue;
+      const int rc = ReceiveBatch(*reader_, true);
+      if (!HandOff()) break;
+      if (rc == 0 || rc == -EAGAIN || rc == -EINTR) continue;
+      if (!Reconnect(rc)) break;
     }
-    if (batch.added() > 0) {
-      Chunk chunk;
-      chunk.last_index = batch.last_index();
-      chunk.events.reserve(batch.records().size());
-      resolver_->Resolve(batch.records(), chunk.events);
-      ReaderCounters& c = queue_->counters;
-      c.records += batch.added();
-      c.malformed = batch.malformed();
-      ++c.batches;
-      CopyResolverCounters();
-      next_record_ = std::max(next_record_, batch.last_index() + 1);
-      if (!queue_->Publish(std::move(chunk))) break;
-    }
-    if (rc == 0 || rc == -EAGAIN || rc == -EINTR) continue;
-    if (!Reopen(rc)) break;
   }
+  reader_.reset();
+  handoff_->Finish(std::move(error_));
   queue_->ReaderExited();
 }
 
-bool ChangelogPump::WaitReadable(int timeout_ms) const {
-  pollfd fds[2] = {{reader_->fd(), POLLIN, 0}, {queue_->stop_fd(), POLLIN, 0}};
-  const int n = poll(fds, 2, timeout_ms);
-  return n > 0 && (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) && !queue_->stopping();
+bool ChangelogPump::CatchUp() {
+  for (;;) {
+    auto probe = ChangelogReader::Open(*lib_, device_, next_record_, false);
+    if (!probe.ok()) {
+      error_ = probe.status().WithContext("lustre source");
+      return false;
+    }
+    const uint64_t start = next_record_;
+    int rc = 0;
+    while (rc == 0) {
+      rc = ReceiveBatch(*probe, false);
+      if (!HandOff()) return false;
+    }
+    if (rc < 0) {
+      error_ = Status::Error("lustre source: reading the changelog of " + device_ +
+                             " failed: " + std::strerror(-rc));
+      return false;
+    }
+    // Nothing was added since the following reader was opened at `start`: it is current.
+    if (next_record_ == start && reader_) return true;
+    reader_.reset();
+    auto follow = ChangelogReader::Open(*lib_, device_, next_record_, true);
+    if (!follow.ok()) {
+      error_ = follow.status().WithContext("lustre source");
+      return false;
+    }
+    reader_.emplace(std::move(follow).value());
+  }
 }
 
-bool ChangelogPump::Reopen(int rc) {
+bool ChangelogPump::Reconnect(int rc) {
   if (rc == 1) {
-    // The library reports the end of the log (it does not follow): look again shortly.
+    // A followed log reported its end: look again shortly rather than spin.
     pollfd p = {queue_->stop_fd(), POLLIN, 0};
     poll(&p, 1, kReopenPauseMs);
     if (queue_->stopping()) return false;
@@ -86,23 +91,62 @@ bool ChangelogPump::Reopen(int rc) {
                  device_, std::strerror(-rc), next_record_);
   }
   reader_.reset();
-  auto reopened = ChangelogReader::Open(*lib_, device_, next_record_);
-  if (!reopened.ok()) {
-    queue_->Fail(reopened.status().WithContext("lustre source: the changelog stopped"));
-    return false;
-  }
-  reader_.emplace(std::move(reopened).value());
-  return true;
+  return CatchUp();
 }
 
-void ChangelogPump::CopyResolverCounters() {
-  const ResolverCounters& r = resolver_->counters();
+bool ChangelogPump::WaitReadable(int timeout_ms) const {
+  pollfd fds[2] = {{reader_->fd(), POLLIN, 0}, {queue_->stop_fd(), POLLIN, 0}};
+  const int n = poll(fds, 2, timeout_ms);
+  return n > 0 && (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) && !queue_->stopping();
+}
+
+int ChangelogPump::ReceiveBatch(const ChangelogReader& reader, bool follow) {
+  int rc = 0;
+  while (batch_->added() < kMaxBatchRecords) {
+    changelog_rec* rec = nullptr;
+    rc = reader.Receive(&rec);
+    if (rc != 0) break;
+    batch_->Add(rec);
+    reader.Free(&rec);
+    if (follow && !reader.buffered() && !ReadableNow(reader.fd())) break;
+  }
+  return rc;
+}
+
+bool ChangelogPump::HandOff() {
+  if (batch_->added() == 0) return !queue_->stopping();
   ReaderCounters& c = queue_->counters;
-  c.ignored = r.ignored;
-  c.unresolved = r.unresolved;
-  c.parent_removed = r.parent_removed;
-  c.fid2path_calls = r.fid2path_calls;
-  c.fid2path_failures = r.fid2path_failures;
+  c.records += batch_->added();
+  c.malformed += batch_->malformed();
+  next_record_ = std::max(next_record_, batch_->last_index() + 1);
+  if (!handoff_->Push(std::move(batch_))) return false;
+  batch_ = handoff_->Empty();
+  return batch_ != nullptr;
+}
+
+void ResolveBatches(RecordResolver& resolver, RecordHandoff& handoff, ChangelogQueue& queue) {
+  ReaderCounters& c = queue.counters;
+  for (;;) {
+    Status finished;
+    std::unique_ptr<RecordBatch> batch = handoff.Pop(&finished);
+    if (batch == nullptr) {
+      if (!finished.ok()) queue.Fail(std::move(finished));
+      return;
+    }
+    Chunk chunk;
+    chunk.last_index = batch->last_index();
+    chunk.events.reserve(batch->records().size() + batch->records().size() / 4 + 8);
+    resolver.Resolve(batch->records(), chunk.events);
+    handoff.Recycle(std::move(batch));
+    const ResolverCounters& r = resolver.counters();
+    c.ignored = r.ignored;
+    c.unresolved = r.unresolved;
+    c.parent_removed = r.parent_removed;
+    c.fid2path_calls = r.fid2path_calls;
+    c.fid2path_failures = r.fid2path_failures;
+    ++c.batches;
+    if (!queue.Publish(std::move(chunk))) return;
+  }
 }
 
 }  // namespace fathom::lustre_source

@@ -1,14 +1,21 @@
-// changelog_pump.h — the body of a Lustre source's reader thread.
+// changelog_pump.h — the two threads behind a Lustre source: one receives the changelog,
+// one resolves it.
 //
-// Run() receives records in batches — what the library has buffered plus what the device
-// has ready, up to kMaxBatchRecords — calling llapi_changelog_recv only when a record is
-// buffered or the changelog descriptor polls readable, resolves each batch and publishes its
-// events with the batch's last record index. A receive error (or the end of a log that is
-// not followed) reopens the changelog once after the last record read; if that fails the
-// error goes to the queue and Run() returns. Run() returns on the queue's Stop() as soon as
-// the library gives control back. The pump owns everything it touches (the changelog
-// handle, the resolver, shared ownership of the library and the queue), so a pump blocked
-// inside the library can outlive its source. One thread.
+// ChangelogPump::Run() (the receiver) first reads, without following, every record the log
+// already holds after the position (a following reader's descriptor need not signal records
+// that were there before it was opened), then follows: it receives records in batches —
+// what the library has buffered plus what the device has ready, up to kMaxBatchRecords —
+// calling llapi_changelog_recv only when a record is buffered or the changelog descriptor
+// polls readable, and hands each unpacked batch on (record_handoff.h). A receive error (or
+// the end of a followed log) reconnects the same way after the last record read; if that
+// fails, the error ends the handoff. The receiver owns everything it touches (changelog
+// handles, shared ownership of the library, the handoff and the queue), so one blocked
+// inside the library can outlive its source; it returns on Stop() as soon as the library
+// gives control back, then calls ChangelogQueue::ReaderExited().
+//
+// ResolveBatches() (the resolver) turns each batch into one Chunk of events with the batch's
+// last record index and queues it (changelog_queue.h), until the handoff ends (queuing its
+// error, if any) or is stopped.
 #pragma once
 
 #include <cstdint>
@@ -18,32 +25,48 @@
 
 #include "sources/lustre/changelog_queue.h"
 #include "sources/lustre/lustre_library.h"
+#include "sources/lustre/record_handoff.h"
 #include "sources/lustre/record_resolver.h"
 
 namespace fathom::lustre_source {
 
 class ChangelogPump {
  public:
-  static constexpr size_t kMaxBatchRecords = 8192;
+  static constexpr size_t kMaxBatchRecords = 4096;
 
-  ChangelogPump(std::shared_ptr<const LustreLibrary> lib, std::string device, ChangelogReader reader,
-                uint64_t next_record, std::unique_ptr<RecordResolver> resolver,
-                std::shared_ptr<ChangelogQueue> queue);
+  // `reader` follows the log from `next_record` (opened by the caller, which reports its
+  // errors).
+  ChangelogPump(std::shared_ptr<const LustreLibrary> lib, std::string device,
+                ChangelogReader reader, uint64_t next_record,
+                std::shared_ptr<RecordHandoff> handoff, std::shared_ptr<ChangelogQueue> queue);
 
   void Run();
 
  private:
+  // Reads what the log holds from next_record_ without following, then leaves a following
+  // reader at next_record_ in reader_ (reopened if records were read meanwhile). False on
+  // Stop or error (which ends the handoff).
+  bool CatchUp();
+  bool Reconnect(int rc);
   // Waits until the changelog has records or Stop(); false on Stop or timeout.
   bool WaitReadable(int timeout_ms) const;
-  bool Reopen(int rc);
-  void CopyResolverCounters();
+  // Fills batch_ from `reader`; with `follow`, stops when nothing more is ready. Returns the
+  // last llapi_changelog_recv result.
+  int ReceiveBatch(const ChangelogReader& reader, bool follow);
+  // Hands batch_ on and takes an empty one; false on Stop.
+  bool HandOff();
 
   std::shared_ptr<const LustreLibrary> lib_;
   std::string device_;
   std::optional<ChangelogReader> reader_;
   uint64_t next_record_;  // where to reopen
-  std::unique_ptr<RecordResolver> resolver_;
+  std::shared_ptr<RecordHandoff> handoff_;
   std::shared_ptr<ChangelogQueue> queue_;
+  std::unique_ptr<RecordBatch> batch_;
+  Status error_;
 };
+
+// The resolver thread's body: until the handoff ends or is stopped.
+void ResolveBatches(RecordResolver& resolver, RecordHandoff& handoff, ChangelogQueue& queue);
 
 }  // namespace fathom::lustre_source

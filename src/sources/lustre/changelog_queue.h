@@ -32,7 +32,7 @@ struct Chunk {
 
 // What the reader did; written by the reader thread, read anywhere.
 struct ReaderCounters {
-  std::atomic<uint64_t> records{0};         // received, malformed ones included
+  std::atomic<uint64_t> records{0};  // received, malformed ones included
   std::atomic<uint64_t> malformed{0};
   std::atomic<uint64_t> ignored{0};
   std::atomic<uint64_t> unresolved{0};

@@ -133,9 +133,9 @@ void FidPathCache::MoveAbsoluteUnder(const std::string& from, const std::string&
   auto last = by_path_.lower_bound(UpperBound(from));
   std::vector<std::pair<std::string, lustre::Fid>> moved;
   for (auto it = first; it != last; ++it) {
-    moved.emplace_back((to.empty() ? it->first.substr(from.size() + 1)
-                                   : to + it->first.substr(from.size())),
-                       it->second);
+    moved.emplace_back(
+        (to.empty() ? it->first.substr(from.size() + 1) : to + it->first.substr(from.size())),
+        it->second);
   }
   by_path_.erase(first, last);
   for (auto& [path, fid] : moved) {

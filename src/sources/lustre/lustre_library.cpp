@@ -14,7 +14,8 @@ constexpr const char* kDefaultNames[] = {"liblustreapi.so.1", "liblustreapi.so"}
 
 Status ErrnoStatus(int negative_rc, const std::string& what) {
   const int err = negative_rc < 0 ? -negative_rc : EIO;
-  return Status::Error(what + ": " + std::strerror(err), std::error_code(err, std::generic_category()));
+  return Status::Error(what + ": " + std::strerror(err),
+                       std::error_code(err, std::generic_category()));
 }
 
 }  // namespace
@@ -74,7 +75,8 @@ Result<std::string> LustreLibrary::Fid2Path(const std::string& fsname_or_mount,
   const std::string text = lustre::FormatFid(fid);
   long long recno = -1;
   int linkno = 0;
-  const int rc = fid2path(fsname_or_mount.c_str(), text.c_str(), path, sizeof path, &recno, &linkno);
+  const int rc =
+      fid2path(fsname_or_mount.c_str(), text.c_str(), path, sizeof path, &recno, &linkno);
   if (rc < 0) return ErrnoStatus(rc, "fid2path " + text + " on " + fsname_or_mount);
   path[sizeof path - 1] = '\0';
   const char* p = path;
@@ -82,7 +84,8 @@ Result<std::string> LustreLibrary::Fid2Path(const std::string& fsname_or_mount,
   return std::string(p);
 }
 
-Status LustreLibrary::Clear(const std::string& device, const std::string& user, uint64_t endrec) const {
+Status LustreLibrary::Clear(const std::string& device, const std::string& user,
+                            uint64_t endrec) const {
   const int rc = changelog_clear(device.c_str(), user.c_str(), static_cast<long long>(endrec));
   if (rc < 0) {
     return ErrnoStatus(rc, "cannot clear changelog records up to " + std::to_string(endrec) +
@@ -93,14 +96,15 @@ Status LustreLibrary::Clear(const std::string& device, const std::string& user, 
 }
 
 Result<ChangelogReader> ChangelogReader::Open(const LustreLibrary& lib, const std::string& device,
-                                              uint64_t startrec) {
+                                              uint64_t startrec, bool follow) {
   void* priv = nullptr;
-  const auto flags = static_cast<changelog_send_flag>(CHANGELOG_FLAG_FOLLOW | CHANGELOG_FLAG_JOBID |
-                                                      CHANGELOG_FLAG_EXTRA_FLAGS);
+  const auto flags = static_cast<changelog_send_flag>(
+      (follow ? CHANGELOG_FLAG_FOLLOW : 0) | CHANGELOG_FLAG_JOBID | CHANGELOG_FLAG_EXTRA_FLAGS);
   int rc = lib.changelog_start(&priv, flags, device.c_str(), static_cast<long long>(startrec));
   if (rc < 0) {
-    return ErrnoStatus(rc, "cannot read the changelog of " + device +
-                               " (llapi_changelog_start; is it the right MDT, and is the file system mounted?)");
+    return ErrnoStatus(
+        rc, "cannot read the changelog of " + device +
+                " (llapi_changelog_start; is it the right MDT, and is the file system mounted?)");
   }
   ChangelogReader reader(&lib, priv, -1);
   const auto xflags = static_cast<changelog_send_extra_flag>(
@@ -115,7 +119,9 @@ Result<ChangelogReader> ChangelogReader::Open(const LustreLibrary& lib, const st
 }
 
 ChangelogReader::ChangelogReader(ChangelogReader&& other) noexcept
-    : lib_(other.lib_), priv_(std::exchange(other.priv_, nullptr)), fd_(std::exchange(other.fd_, -1)) {}
+    : lib_(other.lib_),
+      priv_(std::exchange(other.priv_, nullptr)),
+      fd_(std::exchange(other.fd_, -1)) {}
 
 ChangelogReader& ChangelogReader::operator=(ChangelogReader&& other) noexcept {
   if (this != &other) {

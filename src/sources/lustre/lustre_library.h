@@ -58,12 +58,13 @@ class LustreLibrary {
 };
 
 // One changelog stream: records of `device` from `startrec` on (0: from the oldest record
-// kept), following new records as they are written, with the jobid and every extra-flag
-// extension (uid/gid, NID, open mode, xattr name).
+// kept), with the jobid and every extra-flag extension (uid/gid, NID, open mode, xattr
+// name). With `follow` it waits for new records (CHANGELOG_FLAG_FOLLOW); without, Receive()
+// reports the end of the log.
 class ChangelogReader {
  public:
   static Result<ChangelogReader> Open(const LustreLibrary& lib, const std::string& device,
-                                      uint64_t startrec);
+                                      uint64_t startrec, bool follow);
   ChangelogReader(ChangelogReader&& other) noexcept;
   ChangelogReader& operator=(ChangelogReader&& other) noexcept;
   ChangelogReader(const ChangelogReader&) = delete;

@@ -48,8 +48,9 @@ Result<LustreSettings> ParseLustreSettings(const SourceOptions& options) {
       have_device = true;
     } else if (key == "lustre.mount") {
       if (value.empty() || value[0] != '/') {
-        return Status::Error("lustre.mount must be the absolute path of the Lustre client mount, not '" +
-                             value + "'");
+        return Status::Error(
+            "lustre.mount must be the absolute path of the Lustre client mount, not '" + value +
+            "'");
       }
       s.mount = value;
       while (s.mount.size() > 1 && s.mount.back() == '/') s.mount.pop_back();
@@ -57,14 +58,17 @@ Result<LustreSettings> ParseLustreSettings(const SourceOptions& options) {
       if (value.empty()) return Status::Error("lustre.user must name a changelog user, e.g. cl1");
       s.user = value;
     } else if (key == "lustre.library") {
-      if (value.empty()) return Status::Error("lustre.library must name liblustreapi (a path or soname)");
+      if (value.empty())
+        return Status::Error("lustre.library must name liblustreapi (a path or soname)");
       s.library = value;
     } else if (key == "lustre.cache-size") {
       size_t n = 0;
       auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
       if (value.empty() || ec != std::errc() || end != value.data() + value.size()) {
-        return Status::Error("lustre.cache-size must be a number of FID→path entries (0 disables the cache), not '" +
-                             value + "'");
+        return Status::Error(
+            "lustre.cache-size must be a number of FID→path entries "
+            "(0 disables the cache), not '" +
+            value + "'");
       }
       s.cache_size = n;
     } else if (key.rfind("lustre.", 0) == 0) {
@@ -72,10 +76,12 @@ Result<LustreSettings> ParseLustreSettings(const SourceOptions& options) {
     }
   }
   if (!have_device) {
-    return Status::Error("lustre: no MDT given (set lustre.device, e.g. --source lustre:testfs-MDT0000)");
+    return Status::Error(
+        "lustre: no MDT given (set lustre.device, e.g. --source lustre:testfs-MDT0000)");
   }
   if (s.mount.empty()) {
-    return Status::Error("lustre: no client mount point given (set lustre.mount, e.g. --mount /mnt/testfs)");
+    return Status::Error(
+        "lustre: no client mount point given (set lustre.mount, e.g. --mount /mnt/testfs)");
   }
   return s;
 }

@@ -49,18 +49,21 @@ LustreSource::LustreSource(SourceOptions options, LustreSettings settings,
       settings_(std::move(settings)),
       name_("lustre:" + settings_.device),
       lib_(std::move(lib)),
-      queue_(std::move(queue)) {}
+      queue_(std::move(queue)),
+      handoff_(std::make_shared<RecordHandoff>(kHandoffDepth)) {}
 
 LustreSource::~LustreSource() {
-  queue_->Stop();
-  if (reader_.joinable()) {
+  Stop();
+  if (resolver_.joinable()) resolver_.join();
+  if (receiver_.joinable()) {
     if (queue_->WaitReaderExited(kStopGrace)) {
-      reader_.join();
+      receiver_.join();
     } else {
-      spdlog::warn("lustre: the changelog reader of {} is still inside liblustreapi's "
-                   "llapi_changelog_recv; leaving it to return on its own",
-                   settings_.device);
-      reader_.detach();
+      spdlog::warn(
+          "lustre: the changelog reader of {} is still inside liblustreapi's "
+          "llapi_changelog_recv; leaving it to return on its own",
+          settings_.device);
+      receiver_.detach();
     }
   }
   if (pending_clear_ > cleared_) {
@@ -91,20 +94,24 @@ Status LustreSource::Resume(uint64_t position) {
 Status LustreSource::Start() {
   if (started_) return Status::Error("lustre source: Start() called twice");
   FATHOM_ASSIGN_OR_RETURN(ChangelogReader reader,
-                          ChangelogReader::Open(*lib_, settings_.device, next_record_));
+                          ChangelogReader::Open(*lib_, settings_.device, next_record_, true));
   if (settings_.user.empty()) {
-    spdlog::info("lustre: no changelog user given (lustre.user): {} records are read but never cleared",
-                 settings_.device);
+    spdlog::info(
+        "lustre: no changelog user given (lustre.user): {} records are read but never cleared",
+        settings_.device);
   }
   auto resolver = std::make_unique<RecordResolver>(
       MakeResolverConfig(), [lib = lib_, fsname = settings_.fsname](const lustre::Fid& fid) {
         return lib->Fid2Path(fsname, fid);
       });
   auto pump = std::make_unique<ChangelogPump>(lib_, settings_.device, std::move(reader),
-                                              next_record_, std::move(resolver), queue_);
+                                              next_record_, handoff_, queue_);
   started_ = true;
   last_clear_ = std::chrono::steady_clock::now();
-  reader_ = std::thread([pump = std::move(pump)] { pump->Run(); });
+  resolver_ = std::thread([resolver = std::move(resolver), handoff = handoff_, queue = queue_] {
+    ResolveBatches(*resolver, *handoff, *queue);
+  });
+  receiver_ = std::thread([pump = std::move(pump)] { pump->Run(); });
   return Status::Ok();
 }
 
@@ -127,13 +134,16 @@ Status LustreSource::Drain(std::vector<Event>& out) {
       out.insert(out.end(), std::make_move_iterator(chunk.events.begin()),
                  std::make_move_iterator(chunk.events.end()));
     }
-    position_ = std::max(position_, chunk.last_index);
+    position_ = std::max(position_.load(), chunk.last_index);
   }
   events_ += handed;
   return error;
 }
 
-void LustreSource::Stop() { queue_->Stop(); }
+void LustreSource::Stop() {
+  queue_->Stop();
+  handoff_->Stop();
+}
 
 SourceStats LustreSource::Stats() const {
   SourceStats s;
@@ -160,7 +170,7 @@ LustreCounters LustreSource::Counters() const {
 
 Status LustreSource::Acknowledge(uint64_t position) {
   if (settings_.user.empty()) return Status::Ok();
-  position = std::min(position, position_);
+  position = std::min(position, position_.load());
   if (position <= cleared_) return Status::Ok();
   pending_clear_ = position;
   const auto now = std::chrono::steady_clock::now();

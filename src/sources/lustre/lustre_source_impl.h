@@ -4,9 +4,11 @@
 // Contract (see fathom/source.h for the interface):
 // - Resume(pos) before Start(): reading starts at record pos+1 (without it, at the oldest
 //   record the MDT keeps). Start() opens the changelog (llapi_changelog_start with FOLLOW,
-//   JOBID and EXTRA_FLAGS, and every extra flag) and starts the reader thread
-//   (changelog_pump.h), which resolves records (record_resolver.h) and queues their events
-//   in whole batches (changelog_queue.h); at most kMaxQueuedEvents wait for Drain().
+//   JOBID and EXTRA_FLAGS, and every extra flag; errors such as an unknown MDT come from
+//   Start()), and starts two threads (changelog_pump.h; the backlog is read first without
+//   FOLLOW, then new records are followed):
+//   one receives and unpacks records, one resolves them (record_resolver.h) and queues their
+//   events in whole batches (changelog_queue.h); at most kMaxQueuedEvents wait for Drain().
 // - Drain() hands out whole batches; Position() is then the index of the last record whose
 //   events (possibly none: ignored, filtered out or malformed records) have all been handed
 //   out.
@@ -14,11 +16,12 @@
 //   batched: when kClearEveryRecords records or kClearInterval have passed since the last
 //   clear, and once more when the source is destroyed. Without lustre.user nothing is
 //   cleared.
-// - Destruction stops the reader thread; a reader blocked inside liblustreapi for longer
-//   than kStopGrace is left to finish on its own (it owns what it uses) and logged.
+// - Destruction stops both threads; a receiver blocked inside liblustreapi for longer than
+//   kStopGrace is left to finish on its own (it owns what it uses) and logged.
 //
-// Threads: Resume/Start/Wait/Drain/Position/Acknowledge and destruction from one thread;
-// Stop, Stats and Counters from any thread.
+// Threads: Resume/Start/Wait/Drain/Position and destruction from one thread; Acknowledge from
+// one thread (it may be another: the one committing events); Stop, Stats and Counters from
+// any thread.
 #pragma once
 
 #include <chrono>
@@ -31,22 +34,23 @@
 #include "sources/lustre/changelog_queue.h"
 #include "sources/lustre/lustre_library.h"
 #include "sources/lustre/lustre_settings.h"
+#include "sources/lustre/record_handoff.h"
 #include "sources/lustre/record_resolver.h"
 
 namespace fathom::lustre_source {
 
 // What the source did, beyond SourceStats; for tests, benchmarks and logs.
 struct LustreCounters {
-  uint64_t records = 0;          // records received (malformed ones included)
-  uint64_t malformed = 0;        // records that did not unpack (skipped)
-  uint64_t ignored = 0;          // records of types that give no event
-  uint64_t unresolved = 0;       // records or rename halves that could not be placed
-  uint64_t parent_removed = 0;   // PARENT_REMOVED events
+  uint64_t records = 0;         // records received (malformed ones included)
+  uint64_t malformed = 0;       // records that did not unpack (skipped)
+  uint64_t ignored = 0;         // records of types that give no event
+  uint64_t unresolved = 0;      // records or rename halves that could not be placed
+  uint64_t parent_removed = 0;  // PARENT_REMOVED events
   uint64_t fid2path_calls = 0;
   uint64_t fid2path_failures = 0;
-  uint64_t batches = 0;          // batches queued by the reader
-  uint64_t clears = 0;           // llapi_changelog_clear calls
-  uint64_t cleared = 0;          // highest record cleared
+  uint64_t batches = 0;  // batches queued by the reader
+  uint64_t clears = 0;   // llapi_changelog_clear calls
+  uint64_t cleared = 0;  // highest record cleared
 };
 
 Status Detect(const SourceOptions& options);
@@ -68,12 +72,15 @@ class LustreSource final : public Source {
   void Stop() override;
   SourceStats Stats() const override;
   Status Resume(uint64_t position) override;
-  uint64_t Position() const override { return position_; }
+  uint64_t Position() const override { return position_.load(); }
   Status Acknowledge(uint64_t position) override;
 
   LustreCounters Counters() const;
 
  private:
+  // Batches in flight between the receiving and the resolving thread.
+  static constexpr size_t kHandoffDepth = 4;
+
   LustreSource(SourceOptions options, LustreSettings settings,
                std::shared_ptr<const LustreLibrary> lib, std::shared_ptr<ChangelogQueue> queue);
   ResolverConfig MakeResolverConfig() const;
@@ -84,11 +91,13 @@ class LustreSource final : public Source {
   const std::string name_;
   const std::shared_ptr<const LustreLibrary> lib_;
   const std::shared_ptr<ChangelogQueue> queue_;
-  std::thread reader_;
+  const std::shared_ptr<RecordHandoff> handoff_;
+  std::thread receiver_;
+  std::thread resolver_;
   bool started_ = false;
 
   uint64_t next_record_ = 0;  // where Start() begins (0: the oldest record kept)
-  uint64_t position_ = 0;
+  std::atomic<uint64_t> position_{0};  // written by Drain(), read by Acknowledge()
   uint64_t cleared_ = 0;
   uint64_t pending_clear_ = 0;
   std::chrono::steady_clock::time_point last_clear_;

@@ -23,10 +23,12 @@ bool RecordBatch::Add(const changelog_rec* raw) {
   if (!unpacked.ok()) {
     ++malformed_;
     const uint64_t index = raw->cr_index;
-    if (malformed_ <= kMaxWarnings) {
-      spdlog::warn("lustre: skipped a malformed record (index {}): {}", index, unpacked.status().message());
+    if (++warned_ <= kMaxWarnings) {
+      spdlog::warn("lustre: skipped a malformed record (index {}): {}", index,
+                   unpacked.status().message());
     } else {
-      spdlog::debug("lustre: skipped a malformed record (index {}): {}", index, unpacked.status().message());
+      spdlog::debug("lustre: skipped a malformed record (index {}): {}", index,
+                    unpacked.status().message());
     }
     return false;
   }
@@ -38,6 +40,7 @@ void RecordBatch::Clear() {
   records_.clear();
   added_ = 0;
   last_index_ = 0;
+  malformed_ = 0;
 }
 
 }  // namespace fathom::lustre_source

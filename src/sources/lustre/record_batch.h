@@ -19,7 +19,7 @@ class RecordBatch {
  public:
   // Unpacks `raw` into the batch; false when it was malformed and skipped.
   bool Add(const changelog_rec* raw);
-  // Empties the batch (the malformed count stays).
+  // Empties the batch.
   void Clear();
 
   const std::vector<lustre::ChangelogRecord>& records() const { return records_; }
@@ -27,7 +27,7 @@ class RecordBatch {
   size_t added() const { return added_; }
   // Highest record index added since Clear() (0 when none).
   uint64_t last_index() const { return last_index_; }
-  // Malformed records skipped since construction.
+  // Malformed records skipped since Clear().
   uint64_t malformed() const { return malformed_; }
 
  private:
@@ -35,6 +35,7 @@ class RecordBatch {
   size_t added_ = 0;
   uint64_t last_index_ = 0;
   uint64_t malformed_ = 0;
+  uint64_t warned_ = 0;  // malformed records logged as warnings (the first few)
 };
 
 }  // namespace fathom::lustre_source

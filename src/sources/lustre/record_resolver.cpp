@@ -188,10 +188,10 @@ void RecordResolver::ResolveRename(const ChangelogRecord& r, size_t at, std::vec
   std::string to_abs = to_path ? Absolute(*to_path) : std::string();
   const int from_root = from_path ? MatchRoot(from_abs, false) : -1;
   const int to_root = to_path ? MatchRoot(to_abs, false) : -1;
-  const uint32_t cookie = (from_root >= 0 && to_root >= 0 && Wanted(kind::kMovedFrom) &&
-                           Wanted(kind::kMovedTo))
-                              ? NextCookie()
-                              : 0;
+  const uint32_t cookie =
+      (from_root >= 0 && to_root >= 0 && Wanted(kind::kMovedFrom) && Wanted(kind::kMovedTo))
+          ? NextCookie()
+          : 0;
   if (from_root >= 0 && Wanted(kind::kMovedFrom)) {
     AddEvent(out, kind::kMovedFrom | isdir, cookie, from_root, std::move(from_abs), r, r.sfid,
              r.spfid, nullptr);
@@ -354,9 +354,9 @@ void RecordResolver::EmitParentRemoved(std::vector<Event>& out, uint32_t mask,
                                        const ChangelogRecord& r) {
   ++counters_.parent_removed;
   if (counters_.parent_removed <= kMaxWarnings) {
-    spdlog::info("lustre: record {} ({} '{}'): parent {} no longer exists; reported as PARENT_REMOVED",
-                 r.index, lustre::RecordTypeName(r.type).value_or("?"), r.name,
-                 lustre::FormatFid(r.pfid));
+    spdlog::info(
+        "lustre: record {} ({} '{}'): parent {} no longer exists; reported as PARENT_REMOVED",
+        r.index, lustre::RecordTypeName(r.type).value_or("?"), r.name, lustre::FormatFid(r.pfid));
   }
   if (!Wanted(mask)) return;
   AddEvent(out, mask, 0, 0, config_.roots[0], r, r.tfid, r.pfid, &r.name);

@@ -47,8 +47,8 @@ namespace fathom::lustre_source {
 using Fid2PathFn = std::function<Result<std::string>(const lustre::Fid&)>;
 
 struct ResolverConfig {
-  std::string mount;                // absolute client mount point
-  std::string source;               // Event.source, e.g. "lustre:testfs-MDT0000"
+  std::string mount;   // absolute client mount point
+  std::string source;  // Event.source, e.g. "lustre:testfs-MDT0000"
   int mdt = 0;
   std::vector<std::string> roots;   // absolute, inside the mount; empty: the whole mount
   bool recursive = true;            // whole subtrees, else only the roots' entries
@@ -64,7 +64,7 @@ struct ResolverCounters {
   uint64_t parent_removed = 0;  // PARENT_REMOVED events
   uint64_t fid2path_calls = 0;
   uint64_t fid2path_failures = 0;
-  uint64_t batch_namings = 0;   // FIDs placed by a later record of the same batch
+  uint64_t batch_namings = 0;  // FIDs placed by a later record of the same batch
 };
 
 class RecordResolver {
@@ -107,9 +107,9 @@ class RecordResolver {
   void Emit(std::vector<Event>& out, uint32_t mask, std::string abs, bool self,
             const lustre::ChangelogRecord& r, const lustre::Fid& fid, const lustre::Fid& pfid);
   void EmitParentRemoved(std::vector<Event>& out, uint32_t mask, const lustre::ChangelogRecord& r);
-  void AddEvent(std::vector<Event>& out, uint32_t mask, uint32_t cookie, int root,
-                std::string path, const lustre::ChangelogRecord& r, const lustre::Fid& fid,
-                const lustre::Fid& pfid, const std::string* name) const;
+  void AddEvent(std::vector<Event>& out, uint32_t mask, uint32_t cookie, int root, std::string path,
+                const lustre::ChangelogRecord& r, const lustre::Fid& fid, const lustre::Fid& pfid,
+                const std::string* name) const;
   void CountUnresolved(const lustre::ChangelogRecord& r, const char* what);
   void CountUnknown(const lustre::ChangelogRecord& r, const char* what);
   uint32_t NextCookie();

@@ -31,7 +31,8 @@ TEST(LustreSettingsTest, ParsesEveryKey) {
 }
 
 TEST(LustreSettingsTest, DefaultsWithoutOptionalKeys) {
-  auto s = ParseLustreSettings(With({{"lustre.device", "fs-MDT0000"}, {"lustre.mount", "/mnt/fs"}}));
+  auto s =
+      ParseLustreSettings(With({{"lustre.device", "fs-MDT0000"}, {"lustre.mount", "/mnt/fs"}}));
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->user, "");
   EXPECT_EQ(s->library, "");
@@ -42,10 +43,10 @@ TEST(LustreSettingsTest, RejectsBadValuesWithTheKeyNamed) {
   const std::map<std::string, std::string> base = {{"lustre.device", "fs-MDT0000"},
                                                    {"lustre.mount", "/mnt/fs"}};
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {"lustre.device", "fs"},           {"lustre.device", "fs-MDT00"},
-      {"lustre.device", "fs-MDTzzzz"},   {"lustre.device", "toolongname-MDT0000"},
-      {"lustre.mount", "relative/dir"},  {"lustre.cache-size", "-1"},
-      {"lustre.cache-size", "lots"},     {"lustre.user", ""},
+      {"lustre.device", "fs"},          {"lustre.device", "fs-MDT00"},
+      {"lustre.device", "fs-MDTzzzz"},  {"lustre.device", "toolongname-MDT0000"},
+      {"lustre.mount", "relative/dir"}, {"lustre.cache-size", "-1"},
+      {"lustre.cache-size", "lots"},    {"lustre.user", ""},
   };
   for (const auto& [key, value] : bad) {
     auto settings = base;
@@ -57,8 +58,8 @@ TEST(LustreSettingsTest, RejectsBadValuesWithTheKeyNamed) {
 }
 
 TEST(LustreSettingsTest, UnknownLustreKeyIsAnError) {
-  auto s = ParseLustreSettings(
-      With({{"lustre.device", "fs-MDT0000"}, {"lustre.mount", "/mnt/fs"}, {"lustre.cachesize", "1"}}));
+  auto s = ParseLustreSettings(With(
+      {{"lustre.device", "fs-MDT0000"}, {"lustre.mount", "/mnt/fs"}, {"lustre.cachesize", "1"}}));
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("unknown setting lustre.cachesize"), std::string::npos);
   EXPECT_NE(s.status().message().find("lustre.cache-size"), std::string::npos);
@@ -102,7 +103,8 @@ TEST(LustreSourceDetectTest, RootsOutsideTheMountAreRejected) {
   o.roots = {"/mnt/fsx"};
   Status s = info.detect(o);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("not inside the Lustre mount /mnt/fs"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("not inside the Lustre mount /mnt/fs"), std::string::npos)
+      << s.message();
 }
 
 }  // namespace

@@ -34,7 +34,9 @@ namespace fathom::testing {
 
 using namespace std::chrono_literals;
 
-inline std::string LibraryPath() { return std::string(FATHOM_BUILD_DIR) + "/lustre/liblustreapi.so"; }
+inline std::string LibraryPath() {
+  return std::string(FATHOM_BUILD_DIR) + "/lustre/liblustreapi.so";
+}
 inline std::string SimBinary() { return std::string(FATHOM_BUILD_DIR) + "/fathom-lustre-sim"; }
 
 // A per-test registry directory, set before anything looks for a file system.
@@ -90,8 +92,8 @@ class MountedFs : public SimRundir {
   MountedFs() {
     mkdir((dir() / "mnt").c_str(), 0755);
     mkdir((dir() / "backing").c_str(), 0755);
-    RunResult r = Run({SimBinary(), "mount", "--fsname", "simfs", "--state", state_dir(), "--backing",
-                       dir() / "backing", mount()});
+    RunResult r = Run({SimBinary(), "mount", "--fsname", "simfs", "--state", state_dir(),
+                       "--backing", dir() / "backing", mount()});
     mounted_ = r.exit_code == 0;
     EXPECT_TRUE(mounted_) << r.err;
   }

@@ -15,9 +15,9 @@
 namespace fathom::lustre_source {
 namespace {
 
-using testing::MemoryLustre;
 using lustre::ChangelogRecord;
 using lustre::kRootFid;
+using testing::MemoryLustre;
 
 constexpr const char* kMount = "/mnt/testfs";
 
@@ -43,7 +43,8 @@ class ResolverTest : public ::testing::Test {
     auto records = fs_.TakeRecords();
     resolver_->Resolve(records, events_);
     std::vector<std::string> lines;
-    for (const auto& e : events_) lines.push_back(KindNames(e.mask) + " " + RelativePath(e.root, e.path));
+    for (const auto& e : events_)
+      lines.push_back(KindNames(e.mask) + " " + RelativePath(e.root, e.path));
     return lines;
   }
 
@@ -84,8 +85,8 @@ TEST_F(ResolverTest, RenamedDirectoryKeepsDescendantPaths) {
   fs_.Rename(kRootFid, "a", kRootFid, "z");
   fs_.Touch(f, CL_MTIME);
   fs_.Create(b, "g");
-  EXPECT_EQ(Resolve(), (Lines{"MOVED_FROM,ISDIR /a", "MOVED_TO,ISDIR /z", "MODIFY /z/b/f",
-                              "CREATE /z/b/g"}));
+  EXPECT_EQ(Resolve(),
+            (Lines{"MOVED_FROM,ISDIR /a", "MOVED_TO,ISDIR /z", "MODIFY /z/b/f", "CREATE /z/b/g"}));
   EXPECT_EQ(fs_.fid2path_calls, 0);
   EXPECT_NE(events_[0].cookie, 0u);
   EXPECT_EQ(events_[0].cookie, events_[1].cookie);
@@ -231,12 +232,23 @@ TEST_F(ResolverTest, EveryRecordTypeMapsToItsKind) {
     std::string line;  // "" : no event
   };
   const std::vector<Case> cases = {
-      {CL_MARK, ""},          {CL_EXT, ""},          {CL_OPEN, "OPEN /f"},
-      {CL_CLOSE, "CLOSE_WRITE /f"}, {CL_LAYOUT, ""},  {CL_TRUNC, "MODIFY /f"},
-      {CL_SETATTR, "ATTRIB /f"},    {CL_SETXATTR, "ATTRIB /f"}, {CL_HSM, ""},
-      {CL_MTIME, "MODIFY /f"},      {CL_CTIME, "ATTRIB /f"},    {CL_ATIME, "ACCESS /f"},
-      {CL_MIGRATE, ""},       {CL_FLRW, ""},         {CL_RESYNC, ""},
-      {CL_GETXATTR, ""},      {CL_DN_OPEN, ""},
+      {CL_MARK, ""},
+      {CL_EXT, ""},
+      {CL_OPEN, "OPEN /f"},
+      {CL_CLOSE, "CLOSE_WRITE /f"},
+      {CL_LAYOUT, ""},
+      {CL_TRUNC, "MODIFY /f"},
+      {CL_SETATTR, "ATTRIB /f"},
+      {CL_SETXATTR, "ATTRIB /f"},
+      {CL_HSM, ""},
+      {CL_MTIME, "MODIFY /f"},
+      {CL_CTIME, "ATTRIB /f"},
+      {CL_ATIME, "ACCESS /f"},
+      {CL_MIGRATE, ""},
+      {CL_FLRW, ""},
+      {CL_RESYNC, ""},
+      {CL_GETXATTR, ""},
+      {CL_DN_OPEN, ""},
   };
   for (const auto& c : cases) {
     fs_.Touch(f, c.type);
