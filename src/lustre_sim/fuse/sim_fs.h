@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -106,6 +107,8 @@ class SimFs {
   // finding its node (one more kernel lookup). Adopts backing objects the state lacks.
   int LookupEntry(const std::shared_ptr<Node>& parent, const char* name, fuse_entry_param* e);
   // After a namespace change: the entry of the new object, or an errno.
+  int OpenEntry(const std::shared_ptr<Node>& parent, const char* name,
+                const std::function<int(const struct stat&, lustre::Fid&)>& fid_of, fuse_entry_param* e);
   int EntryAfterCreate(const std::shared_ptr<Node>& parent, const char* name, const lustre::Fid& fid,
                        fuse_entry_param* e);
   // Makes a directory, a node, a symlink (`target`) in the backing dir and the state.

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <string>
 
 #include "lustre_sim/fuse/errno_of.h"
@@ -38,7 +39,7 @@ struct DirHandle {
 
 SimFs::SimFs(std::unique_ptr<SimState> state, UniqueFd backing_root) : state_(std::move(state)) {
   auto root = std::make_unique<Node>();
-  struct stat st{};
+  struct stat st {};
   fstatat(backing_root.get(), "", &st, AT_EMPTY_PATH);
   root->fid = lustre::kRootFid;
   root->dev = st.st_dev;
@@ -75,31 +76,20 @@ int SimFs::StatNode(const Node& node, struct stat* st) {
   return 0;
 }
 
-int SimFs::LookupEntry(const std::shared_ptr<Node>& parent, const char* name, fuse_entry_param* e) {
-  if (std::strlen(name) > LUSTRE_NAME_MAX) return ENAMETOOLONG;
+// Opens `name` under `parent` and answers with its node; an object new to the node table
+// gets the FID `fid_of` gives for its stat (returning 0, or an errno).
+int SimFs::OpenEntry(const std::shared_ptr<Node>& parent, const char* name,
+                     const std::function<int(const struct stat&, lustre::Fid&)>& fid_of,
+                     fuse_entry_param* e) {
   int fd = openat(parent->fd.get(), name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return errno;
   UniqueFd owned(fd);
-  struct stat st{};
+  struct stat st {};
   if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return errno;
   std::shared_ptr<Node> node = nodes_.AcquireExisting(st.st_dev, st.st_ino);
   if (node == nullptr) {
     auto fresh = std::make_unique<Node>();
-    auto entry = state_->Lookup(parent->fid, name);
-    if (entry.ok()) {
-      fresh->fid = entry->fid;
-    } else {
-      // A backing object the state has never seen (made beside the mount): give it a FID.
-      std::lock_guard ns(ns_mu_);
-      auto again = state_->Lookup(parent->fid, name);
-      if (again.ok()) {
-        fresh->fid = again->fid;
-      } else {
-        auto made = state_->Create(Caller{}, parent->fid, name, TypeOfMode(st.st_mode));
-        if (!made.ok()) return ErrnoOf(made.status());
-        fresh->fid = made->fid;
-      }
-    }
+    if (int err = fid_of(st, fresh->fid); err != 0) return err;
     fresh->fd = std::move(owned);
     fresh->dev = st.st_dev;
     fresh->ino = st.st_ino;
@@ -115,30 +105,40 @@ int SimFs::LookupEntry(const std::shared_ptr<Node>& parent, const char* name, fu
   return 0;
 }
 
-int SimFs::EntryAfterCreate(const std::shared_ptr<Node>& parent, const char* name, const lustre::Fid& fid,
-                            fuse_entry_param* e) {
-  int fd = openat(parent->fd.get(), name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return errno;
-  UniqueFd owned(fd);
-  struct stat st{};
-  if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return errno;
-  std::shared_ptr<Node> node = nodes_.AcquireExisting(st.st_dev, st.st_ino);
-  if (node == nullptr) {
-    auto fresh = std::make_unique<Node>();
-    fresh->fid = fid;
-    fresh->fd = std::move(owned);
-    fresh->dev = st.st_dev;
-    fresh->ino = st.st_ino;
-    fresh->type = st.st_mode & S_IFMT;
-    node = nodes_.Insert(std::move(fresh));
-  }
-  st.st_ino = FlattenFid(node->fid);
-  *e = fuse_entry_param{};
-  e->ino = node->id;
-  e->attr = st;
-  e->attr_timeout = kCacheSeconds;
-  e->entry_timeout = kCacheSeconds;
-  return 0;
+int SimFs::LookupEntry(const std::shared_ptr<Node>& parent, const char* name, fuse_entry_param* e) {
+  if (std::strlen(name) > LUSTRE_NAME_MAX) return ENAMETOOLONG;
+  return OpenEntry(
+      parent, name,
+      [&](const struct stat& st, lustre::Fid& fid) {
+        auto entry = state_->Lookup(parent->fid, name);
+        if (entry.ok()) {
+          fid = entry->fid;
+        } else {
+          // A backing object the state has never seen (made beside the mount): give it a FID.
+          std::lock_guard ns(ns_mu_);
+          auto again = state_->Lookup(parent->fid, name);
+          if (again.ok()) {
+            fid = again->fid;
+          } else {
+            auto made = state_->Create(Caller{}, parent->fid, name, TypeOfMode(st.st_mode));
+            if (!made.ok()) return ErrnoOf(made.status());
+            fid = made->fid;
+          }
+        }
+        return 0;
+      },
+      e);
+}
+
+int SimFs::EntryAfterCreate(const std::shared_ptr<Node>& parent, const char* name,
+                            const lustre::Fid& fid, fuse_entry_param* e) {
+  return OpenEntry(
+      parent, name,
+      [&](const struct stat&, lustre::Fid& out) {
+        out = fid;
+        return 0;
+      },
+      e);
 }
 
 void SimFs::Lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
@@ -170,7 +170,7 @@ void SimFs::Getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
     fuse_reply_err(req, ESTALE);
     return;
   }
-  struct stat st{};
+  struct stat st {};
   int err = StatNode(*node, &st);
   if (err != 0) {
     fuse_reply_err(req, err);
@@ -201,7 +201,7 @@ void SimFs::Readlink(fuse_req_t req, fuse_ino_t ino) {
 
 void SimFs::Statfs(fuse_req_t req) {
   auto root = nodes_.Find(1);
-  struct statvfs sv{};
+  struct statvfs sv {};
   if (fstatvfs(root->fd.get(), &sv) != 0) {
     fuse_reply_err(req, errno);
     return;
@@ -256,7 +256,7 @@ void SimFs::Readdir(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_fil
       }
     }
     dirent* d = handle->entry;
-    struct stat st{};
+    struct stat st {};
     st.st_mode = static_cast<mode_t>(DTTOIF(d->d_type));
     std::string_view name = d->d_name;
     if (name == ".") {

@@ -43,8 +43,8 @@ int SimFs::ControlXattr(fuse_req_t req, const std::shared_ptr<Node>& node, const
   return EOPNOTSUPP;
 }
 
-void SimFs::Setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value, size_t size,
-                     int flags) {
+void SimFs::Setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value,
+                     size_t size, int flags) {
   auto node = nodes_.Find(ino);
   if (node == nullptr) {
     fuse_reply_err(req, ESTALE);
@@ -68,6 +68,22 @@ void SimFs::Setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const cha
   fuse_reply_err(req, 0);
 }
 
+namespace {
+
+// Answers getxattr/listxattr from the backing call's result `n` (-1: errno): the size asked
+// for with `size` 0, else the bytes in `buf`.
+void ReplyXattr(fuse_req_t req, ssize_t n, size_t size, const std::string& buf) {
+  if (n < 0) {
+    fuse_reply_err(req, errno);
+  } else if (size == 0) {
+    fuse_reply_xattr(req, static_cast<size_t>(n));
+  } else {
+    fuse_reply_buf(req, buf.data(), static_cast<size_t>(n));
+  }
+}
+
+}  // namespace
+
 void SimFs::Getxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
   auto node = nodes_.Find(ino);
   if (node == nullptr) {
@@ -79,14 +95,9 @@ void SimFs::Getxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t si
     return;
   }
   std::string buf(size, '\0');
-  ssize_t n = getxattr(ProcPath(node->fd.get()).c_str(), name, size ? buf.data() : nullptr, size);
-  if (n < 0) {
-    fuse_reply_err(req, errno);
-  } else if (size == 0) {
-    fuse_reply_xattr(req, static_cast<size_t>(n));
-  } else {
-    fuse_reply_buf(req, buf.data(), static_cast<size_t>(n));
-  }
+  ReplyXattr(req,
+             getxattr(ProcPath(node->fd.get()).c_str(), name, size ? buf.data() : nullptr, size),
+             size, buf);
 }
 
 void SimFs::Listxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
@@ -104,14 +115,8 @@ void SimFs::Listxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
     return;
   }
   std::string buf(size, '\0');
-  ssize_t n = listxattr(ProcPath(node->fd.get()).c_str(), size ? buf.data() : nullptr, size);
-  if (n < 0) {
-    fuse_reply_err(req, errno);
-  } else if (size == 0) {
-    fuse_reply_xattr(req, static_cast<size_t>(n));
-  } else {
-    fuse_reply_buf(req, buf.data(), static_cast<size_t>(n));
-  }
+  ReplyXattr(req, listxattr(ProcPath(node->fd.get()).c_str(), size ? buf.data() : nullptr, size),
+             size, buf);
 }
 
 void SimFs::Removexattr(fuse_req_t req, fuse_ino_t ino, const char* name) {

@@ -218,12 +218,10 @@ SourceStats FanotifySource::Stats() const { return counters_.Snapshot(); }
 }  // namespace fanotify_internal
 
 SourceInfo FanotifySourceInfo() {
-  SourceInfo info;
-  info.name = "fanotify";
-  info.priority = 20;
-  info.detect = fanotify_internal::Detect;
-  info.create = fanotify_internal::FanotifySource::Create;
-  return info;
+  return {.name = "fanotify",
+          .priority = 20,
+          .detect = fanotify_internal::Detect,
+          .create = fanotify_internal::FanotifySource::Create};
 }
 
 }  // namespace fathom

@@ -96,12 +96,10 @@ SourceStats InotifySource::Stats() const { return counters_.Snapshot(); }
 }  // namespace inotify_internal
 
 SourceInfo InotifySourceInfo() {
-  SourceInfo info;
-  info.name = "inotify";
-  info.priority = 10;
-  info.detect = inotify_internal::Detect;
-  info.create = inotify_internal::InotifySource::Create;
-  return info;
+  return {.name = "inotify",
+          .priority = 10,
+          .detect = inotify_internal::Detect,
+          .create = inotify_internal::InotifySource::Create};
 }
 
 }  // namespace fathom

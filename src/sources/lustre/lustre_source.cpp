@@ -192,12 +192,10 @@ Status LustreSource::ClearTo(uint64_t position) {
 }  // namespace lustre_source
 
 SourceInfo LustreSourceInfo() {
-  SourceInfo info;
-  info.name = "lustre";
-  info.priority = 5;
-  info.detect = lustre_source::Detect;
-  info.create = lustre_source::LustreSource::Create;
-  return info;
+  return {.name = "lustre",
+          .priority = 5,
+          .detect = lustre_source::Detect,
+          .create = lustre_source::LustreSource::Create};
 }
 
 }  // namespace fathom
