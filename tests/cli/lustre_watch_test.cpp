@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -24,8 +25,9 @@ namespace {
 constexpr const char* kDevice = "simfs-MDT0000";
 
 std::vector<std::string> WatchArgs(const MountedFs& fs, const std::string& user,
-                                   const std::string& db, const std::string& format) {
-  return {FathomBinary(), "watch", "--source", std::string("lustre:") + kDevice, "--mount",
+                                   const std::string& db, const std::string& format,
+                                   const std::string& device = kDevice) {
+  return {FathomBinary(), "watch", "--source", "lustre:" + device, "--mount",
           fs.mount(), "--changelog-user", user, "--lustre-library", LibraryPath(), "--store", db,
           "--sync", "normal", "--format", format};
 }
@@ -74,7 +76,8 @@ struct Stored {
   uint64_t position = 0;
 };
 
-Stored ReadStore(const std::string& db) {
+Stored ReadStore(const std::string& db, std::vector<std::string>* lines = nullptr,
+                 const std::string& device = kDevice) {
   Stored out;
   StoreOptions options;
   options.path = db;
@@ -87,10 +90,11 @@ Stored ReadStore(const std::string& db) {
     const auto recno = attrs["recno"].get<uint64_t>();
     ++out.events_per_record[recno];
     out.type_of_record[recno] = attrs["type"].get<std::string>();
+    if (lines != nullptr) lines->push_back(KindNames(e.mask) + " " + RelativePath(e.root, e.path));
     return true;
   });
   EXPECT_TRUE(s.ok()) << s.message();
-  auto position = (*store)->Position(std::string("lustre:") + kDevice);
+  auto position = (*store)->Position("lustre:" + device);
   EXPECT_TRUE(position.ok()) << position.status().message();
   if (position.ok()) out.position = *position;
   return out;
@@ -152,6 +156,95 @@ TEST(LustreWatchCommand, KilledAtRandomAndRestartedStoresEveryRecordOnceAndNever
   EXPECT_EQ(creates, 6000u);
   EXPECT_EQ(unlinks, 6000u);
   EXPECT_EQ(stored.events_per_record.size(), records.size());
+}
+
+// Four MDTs: the top-level directories land on MDT0..MDT3, and everything inside each lives
+// on its directory's MDT. One `fathom watch` per MDT; together they must report every
+// operation exactly once, at its path.
+TEST(LustreWatchCommand, FourMdtStreamsReportEveryOperationOnceAtItsPath) {
+  constexpr int kMdts = 4;
+  MountedFs fs(kMdts);
+  ASSERT_TRUE(fs.mounted());
+  std::vector<std::string> users;
+  for (int mdt = 0; mdt < kMdts; ++mdt) users.push_back(RegisterUser(fs.state_dir(), mdt));
+
+  std::vector<std::string> expected;
+  for (int d = 0; d < kMdts; ++d) {
+    const std::string dir = "/d" + std::to_string(d);
+    MakeDirs(fs.mount() + dir);
+    expected.push_back("CREATE,ISDIR " + dir);
+    for (int f = 0; f < 25; ++f) {
+      const std::string file = dir + "/f" + std::to_string(f);
+      WriteFile(fs.mount() + file, "x");
+      expected.push_back("CREATE " + file);
+      expected.push_back("MODIFY " + file);
+      expected.push_back("CLOSE_WRITE " + file);
+      if (f % 5 == 0) {
+        Rename(fs.mount() + file, fs.mount() + file + ".moved");
+        expected.push_back("MOVED_FROM " + file);
+        expected.push_back("MOVED_TO " + file + ".moved");
+      } else if (f % 5 == 1) {
+        ASSERT_EQ(unlink((fs.mount() + file).c_str()), 0);
+        expected.push_back("DELETE " + file);
+      }
+    }
+  }
+
+  auto state = lustre_sim::SimState::Open(fs.state_dir());
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  std::vector<std::unique_ptr<Subprocess>> watchers;
+  for (int mdt = 0; mdt < kMdts; ++mdt) {
+    const std::string device = "simfs-MDT000" + std::to_string(mdt);
+    watchers.push_back(std::make_unique<Subprocess>(WatchArgs(
+        fs, users[mdt], fs.dir() / ("mdt" + std::to_string(mdt) + ".db"), "json", device)));
+  }
+  std::vector<std::string> reported;
+  for (int mdt = 0; mdt < kMdts; ++mdt) {
+    const std::string device = "simfs-MDT000" + std::to_string(mdt);
+    const std::string db = fs.dir() / ("mdt" + std::to_string(mdt) + ".db");
+    auto last = (*state)->LastIndex(mdt);
+    ASSERT_TRUE(last.ok()) << last.status().message();
+    EXPECT_GT(*last, 0u) << "MDT" << mdt << " logged nothing: directories were not spread";
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (std::chrono::steady_clock::now() < deadline &&
+           (access(db.c_str(), F_OK) != 0 || ReadStore(db, nullptr, device).position < *last)) {
+      std::this_thread::sleep_for(100ms);
+    }
+    watchers[mdt]->Signal(SIGTERM);
+    EXPECT_EQ(watchers[mdt]->Wait(), 0) << watchers[mdt]->stderr_text();
+    ReadStore(db, &reported, device);
+  }
+  std::sort(expected.begin(), expected.end());
+  std::sort(reported.begin(), reported.end());
+  EXPECT_EQ(reported, expected);
+}
+
+// A renamed directory's later events carry its new path; a hard link is reported at the path
+// its record names; a tree removed bottom-up (rm -rf) is reported deepest first, every path
+// whole although each parent is gone by the time its children's records are read.
+TEST(LustreWatchCommand, RenamedDirectoriesHardLinksAndDeepDeletesHaveTheirPaths) {
+  MountedFs fs;
+  ASSERT_TRUE(fs.mounted());
+  const std::string user = RegisterUser(fs.state_dir());
+  Subprocess watch(WatchArgs(fs, user, fs.dir() / "events.db", "inotify"));
+  ASSERT_TRUE(watch.WaitForStderr("watches established", 20s)) << watch.stderr_text();
+  const std::string m = fs.mount();
+  MakeDirs(m + "/a/b");
+  Rename(m + "/a", m + "/z");
+  WriteFile(m + "/z/b/f", "x");
+  ASSERT_EQ(link((m + "/z/b/f").c_str(), (m + "/z/g").c_str()), 0);
+  ASSERT_EQ(unlink((m + "/z/g").c_str()), 0);
+  ASSERT_EQ(unlink((m + "/z/b/f").c_str()), 0);
+  ASSERT_EQ(rmdir((m + "/z/b").c_str()), 0);
+  ASSERT_EQ(rmdir((m + "/z").c_str()), 0);
+  const std::vector<std::string> expected = {
+      m + " CREATE,ISDIR /a",        m + " CREATE,ISDIR /a/b",    m + " MOVED_FROM,ISDIR /a",
+      m + " MOVED_TO,ISDIR /z",      m + " CREATE /z/b/f",         m + " MODIFY /z/b/f",
+      m + " CLOSE_WRITE /z/b/f",     m + " CREATE /z/g",           m + " DELETE /z/g",
+      m + " DELETE /z/b/f",          m + " DELETE,ISDIR /z/b",     m + " DELETE,ISDIR /z"};
+  EXPECT_EQ(watch.ReadAllLines(3s), expected) << watch.stderr_text();
+  watch.Signal(SIGTERM);
+  EXPECT_EQ(watch.Wait(), 0) << watch.stderr_text();
 }
 
 }  // namespace

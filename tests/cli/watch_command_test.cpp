@@ -180,7 +180,7 @@ TEST_P(WatchBadUsage, ExitsWithCode2AndSaysWhy) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, WatchBadUsage,
-    ::testing::Values(BadUsage{{}, "paths is required"},
+    ::testing::Values(BadUsage{{}, "give the directories to watch (PATH...)"},
                       BadUsage{{"/no/such/dir"}, "cannot watch '/no/such/dir'"},
                       BadUsage{{"/etc/passwd"}, "not a directory"},
                       BadUsage{{"DIR", "--backend", "kqueue"}, "--backend"},

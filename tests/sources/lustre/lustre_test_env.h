@@ -49,11 +49,11 @@ class SimRundir {
   TempDir dir_;
 };
 
-inline uint64_t ClearedBy(const std::string& state_dir, const std::string& user) {
+inline uint64_t ClearedBy(const std::string& state_dir, const std::string& user, int mdt = 0) {
   auto state = lustre_sim::SimState::Open(state_dir);
   EXPECT_TRUE(state.ok()) << state.status().message();
   if (!state.ok()) return ~0ull;
-  auto users = (*state)->Users(0);
+  auto users = (*state)->Users(mdt);
   EXPECT_TRUE(users.ok()) << users.status().message();
   if (!users.ok()) return ~0ull;
   for (const auto& u : *users) {
@@ -63,11 +63,11 @@ inline uint64_t ClearedBy(const std::string& state_dir, const std::string& user)
   return ~0ull;
 }
 
-inline std::string RegisterUser(const std::string& state_dir) {
+inline std::string RegisterUser(const std::string& state_dir, int mdt = 0) {
   auto state = lustre_sim::SimState::Open(state_dir);
   EXPECT_TRUE(state.ok()) << state.status().message();
   if (!state.ok()) return "";
-  auto user = (*state)->RegisterUser(0);
+  auto user = (*state)->RegisterUser(mdt);
   EXPECT_TRUE(user.ok()) << user.status().message();
   return user.ok() ? *user : "";
 }
@@ -86,14 +86,14 @@ class FastFs : public SimRundir {
   std::string state_dir() const { return dir() / "state"; }
 };
 
-// A FUSE mount of file system "simfs" (one MDT) at dir()/mnt, unmounted on destruction.
+// A FUSE mount of file system "simfs" (`mdts` MDTs) at dir()/mnt, unmounted on destruction.
 class MountedFs : public SimRundir {
  public:
-  MountedFs() {
+  explicit MountedFs(int mdts = 1) {
     mkdir((dir() / "mnt").c_str(), 0755);
     mkdir((dir() / "backing").c_str(), 0755);
-    RunResult r = Run({SimBinary(), "mount", "--fsname", "simfs", "--state", state_dir(),
-                       "--backing", dir() / "backing", mount()});
+    RunResult r = Run({SimBinary(), "mount", "--fsname", "simfs", "--mdts", std::to_string(mdts),
+                       "--state", state_dir(), "--backing", dir() / "backing", mount()});
     mounted_ = r.exit_code == 0;
     EXPECT_TRUE(mounted_) << r.err;
   }
