@@ -159,8 +159,8 @@ TEST(LustreWatchCommand, KilledAtRandomAndRestartedStoresEveryRecordOnceAndNever
 }
 
 // Four MDTs: the top-level directories land on MDT0..MDT3, and everything inside each lives
-// on its directory's MDT. One `fathom watch` per MDT; together they must report every
-// operation exactly once, at its path.
+// on its directory's MDT. One `fathom watch` per MDT, following as the work happens; together
+// they must report every operation exactly once, at the path it had.
 TEST(LustreWatchCommand, FourMdtStreamsReportEveryOperationOnceAtItsPath) {
   constexpr int kMdts = 4;
   MountedFs fs(kMdts);
@@ -168,6 +168,14 @@ TEST(LustreWatchCommand, FourMdtStreamsReportEveryOperationOnceAtItsPath) {
   std::vector<std::string> users;
   for (int mdt = 0; mdt < kMdts; ++mdt) users.push_back(RegisterUser(fs.state_dir(), mdt));
 
+  std::vector<std::unique_ptr<Subprocess>> watchers;
+  for (int mdt = 0; mdt < kMdts; ++mdt) {
+    const std::string device = "simfs-MDT000" + std::to_string(mdt);
+    watchers.push_back(std::make_unique<Subprocess>(WatchArgs(
+        fs, users[mdt], fs.dir() / ("mdt" + std::to_string(mdt) + ".db"), "json", device)));
+    ASSERT_TRUE(watchers.back()->WaitForStderr("watches established", 20s))
+        << watchers.back()->stderr_text();
+  }
   std::vector<std::string> expected;
   for (int d = 0; d < kMdts; ++d) {
     const std::string dir = "/d" + std::to_string(d);
@@ -192,12 +200,6 @@ TEST(LustreWatchCommand, FourMdtStreamsReportEveryOperationOnceAtItsPath) {
 
   auto state = lustre_sim::SimState::Open(fs.state_dir());
   ASSERT_TRUE(state.ok()) << state.status().message();
-  std::vector<std::unique_ptr<Subprocess>> watchers;
-  for (int mdt = 0; mdt < kMdts; ++mdt) {
-    const std::string device = "simfs-MDT000" + std::to_string(mdt);
-    watchers.push_back(std::make_unique<Subprocess>(WatchArgs(
-        fs, users[mdt], fs.dir() / ("mdt" + std::to_string(mdt) + ".db"), "json", device)));
-  }
   std::vector<std::string> reported;
   for (int mdt = 0; mdt < kMdts; ++mdt) {
     const std::string device = "simfs-MDT000" + std::to_string(mdt);

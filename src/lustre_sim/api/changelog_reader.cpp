@@ -66,13 +66,46 @@ Result<std::unique_ptr<ChangelogReader>> ChangelogReader::Start(int flags, std::
     reader->wake_fd_ = UniqueFd(::eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK));
   } else {
     FATHOM_ASSIGN_OR_RETURN(reader->state_, SimState::Open(fs.entry.state_dir));
-    reader->wake_fd_ = UniqueFd(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+    reader->wake_fd_ = UniqueFd(::eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK));
+    UniqueFd notify(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+    if (!notify.valid()) return Status::FromErrno(errno, "cannot watch the emulator's state directory");
+    ::inotify_add_watch(notify.get(), fs.entry.state_dir.c_str(), IN_MODIFY | IN_CREATE | IN_MOVED_TO);
     if (reader->wake_fd_.valid()) {
-      ::inotify_add_watch(reader->wake_fd_.get(), fs.entry.state_dir.c_str(), IN_MODIFY | IN_CREATE | IN_MOVED_TO);
+      ChangelogReader* r = reader.get();
+      r->watcher_ = std::thread([r, notify = std::move(notify)]() mutable { r->WatchStoredLog(std::move(notify)); });
     }
   }
   if (!reader->wake_fd_.valid()) return Status::FromErrno(errno, "cannot create the changelog reader's wake-up fd");
   return reader;
+}
+
+ChangelogReader::~ChangelogReader() {
+  stopping_ = true;
+  if (watcher_.joinable()) watcher_.join();
+}
+
+void ChangelogReader::WatchStoredLog(UniqueFd notify) {
+  char drain[4096];
+  while (!stopping_) {
+    struct pollfd pfd {};
+    pfd.fd = notify.get();
+    pfd.events = POLLIN;
+    ::poll(&pfd, 1, kPollFallbackMs);
+    while (::read(notify.get(), drain, sizeof(drain)) > 0) {
+    }
+    auto last = state_->LastIndex(mdt_);
+    if (last.ok() && *last >= next_.load()) SetReady();
+  }
+}
+
+void ChangelogReader::SetReady() {
+  const uint64_t one = 1;
+  (void)!::write(wake_fd_.get(), &one, sizeof one);
+}
+
+void ChangelogReader::ClearReady() {
+  uint64_t value = 0;
+  (void)!::read(wake_fd_.get(), &value, sizeof value);
 }
 
 void ChangelogReader::WaitForChange() {
@@ -88,20 +121,24 @@ int ChangelogReader::NextStored() {
       lustre::ChangelogRecord& record = batch_[pos_++];
       if (mask_ & (1ULL << record.type)) {
         current_ = std::move(record);
+        // The last record known: not ready until the watcher sees more.
+        if (pos_ == batch_.size()) {
+          auto last = state_->LastIndex(mdt_);
+          if (last.ok() && *last < next_.load()) ClearReady();
+        }
         return 0;
       }
     }
     batch_.clear();
     pos_ = 0;
-    char drain[4096];
-    while (::read(wake_fd_.get(), drain, sizeof(drain)) > 0) {
-    }
     Status status = state_->Read(mdt_, next_, kBatch, batch_);
     if (!status.ok()) return Errno(status);
     if (!batch_.empty()) {
       next_ = batch_.back().index + 1;
       continue;
     }
+    // Nothing new: the descriptor is not ready until the watcher sees more.
+    ClearReady();
     if (!(flags_ & CHANGELOG_FLAG_FOLLOW)) return 1;
     WaitForChange();
   }

@@ -1,18 +1,23 @@
 // changelog_reader.h — what llapi_changelog_start hands out: a reader of one MDT's changelog.
 //
 // A stored log (FUSE mode) is read from the state database in batches through the reader's
-// own SimState connection; in follow mode Recv blocks until a record arrives, woken by an
-// inotify watch on the state directory (the WAL changes on every commit) with a short
-// polling fallback. A generated log (fast mode) is produced record by record by FastLog.
+// own SimState connection. Its descriptor (llapi_changelog_get_fd) is readable exactly when
+// records past the last one handed out may exist, as a Lustre changelog device is: a watcher
+// thread sets it when the MDT's last index reaches the next record wanted, checking on every
+// change of the state directory (inotify; the WAL changes on every commit) and at least every
+// 20 ms (a commit becomes visible only after its WAL write); Recv clears it when it finds
+// nothing new. In follow mode Recv blocks until a record arrives. A generated log (fast mode) is produced record by record by FastLog.
 // Records are handed out as malloc'd struct changelog_rec (free() or llapi_changelog_free),
 // packed with the extensions the start flags and set_xflags ask for; records whose type is
 // not in the reader's mask (the user's, for llapi_changelog_start_user) are skipped.
 // One thread at a time per reader, as with liblustreapi.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/unique_fd.h"
@@ -32,6 +37,7 @@ class ChangelogReader {
   // 0 and a record in *out, 1 at the end of the log (not in follow mode), or -errno.
   int Recv(changelog_rec** out);
   void SetExtraFlags(uint64_t extra) { extra_flags_ = extra; }
+  ~ChangelogReader();
   int fd() const { return wake_fd_.get(); }
   bool InBuffer() const { return pos_ < batch_.size(); }
 
@@ -41,20 +47,26 @@ class ChangelogReader {
   int NextStored();
   int NextGenerated();
   void WaitForChange();
+  // Stored mode: sets wake_fd_ whenever the log holds records from next_ on.
+  void WatchStoredLog(UniqueFd notify);
+  void SetReady();
+  void ClearReady();
   int Deliver(changelog_rec** out);
 
   int flags_ = 0;
   uint64_t extra_flags_ = 0;
   uint64_t mask_ = CHANGELOG_ALLMASK;
   int mdt_ = 0;
-  uint64_t next_ = 1;
+  std::atomic<uint64_t> next_{1};
   std::unique_ptr<SimState> state_;          // stored mode: this reader's own connection
   std::shared_ptr<const FastLog> fast_;      // fast mode
   FastFrontier* frontier_ = nullptr;
   std::vector<lustre::ChangelogRecord> batch_;
   size_t pos_ = 0;
   lustre::ChangelogRecord current_;
-  UniqueFd wake_fd_;                         // inotify (stored) or an always-ready eventfd (fast)
+  UniqueFd wake_fd_;                         // eventfd: set by the watcher (stored), always (fast)
+  std::atomic<bool> stopping_{false};
+  std::thread watcher_;                      // stored mode
 };
 
 }  // namespace fathom::lustre_sim

@@ -97,7 +97,12 @@ class SimFs {
     uint32_t open_flags = 0;  // Lustre's form
     bool writable = false;
     std::atomic<bool> written{false};
+    std::atomic<bool> close_logged{false};
   };
+  // Logs the file's close (MTIME when written, then CLOSE) once: at the first flush, which
+  // close(2) waits for, so the records keep the order of the caller's operations (a rename
+  // right after close comes after them); at release if no flush came.
+  void LogClose(OpenFile& file);
 
   Caller CallerOf(fuse_req_t req);
   std::string JobidVar();

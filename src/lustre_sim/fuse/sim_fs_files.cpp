@@ -168,22 +168,14 @@ void SimFs::WriteBuf(fuse_req_t req, fuse_bufvec* bufv, off_t off, fuse_file_inf
   fuse_reply_write(req, static_cast<size_t>(n));
 }
 
-void SimFs::Flush(fuse_req_t req, fuse_file_info* fi) {
-  auto* file = reinterpret_cast<OpenFile*>(fi->fh);
-  // Closing a duplicate reports deferred write errors, as close(2) on the backing file would.
-  int dup_fd = dup(file->fd.get());
-  int rc = dup_fd < 0 ? -1 : close(dup_fd);
-  fuse_reply_err(req, rc == 0 ? 0 : errno);
-}
-
-void SimFs::Release(fuse_req_t req, fuse_file_info* fi) {
-  std::unique_ptr<OpenFile> file(reinterpret_cast<OpenFile*>(fi->fh));
-  if (file->written.load(std::memory_order_relaxed)) {
+void SimFs::LogClose(OpenFile& file) {
+  if (file.close_logged.exchange(true)) return;
+  if (file.written.load(std::memory_order_relaxed)) {
     // The client sends the new times with the close (la_valid ATIME|MTIME|CTIME).
-    LogSetattr(file->caller, *file->node, kLaAtime | kLaMtime | kLaCtime);
+    LogSetattr(file.caller, *file.node, kLaAtime | kLaMtime | kLaCtime);
   }
-  bool opened_for_write = (file->open_flags & (2 /* MDS_FMODE_WRITE */ | O_TRUNC | O_APPEND)) != 0;
-  auto entry = state_->Get(file->node->fid);
+  bool opened_for_write = (file.open_flags & (2 /* MDS_FMODE_WRITE */ | O_TRUNC | O_APPEND)) != 0;
+  auto entry = state_->Get(file.node->fid);
   bool open_logged = false;
   if (entry.ok()) {
     auto mask = state_->Mask(entry->mdt);
@@ -191,9 +183,24 @@ void SimFs::Release(fuse_req_t req, fuse_file_info* fi) {
   }
   if (opened_for_write || open_logged) {
     RecordDetails details;
-    details.open_flags = file->open_flags;
-    LogRecord(file->caller, CL_CLOSE, *file->node, details);
+    details.open_flags = file.open_flags;
+    LogRecord(file.caller, CL_CLOSE, *file.node, details);
   }
+}
+
+void SimFs::Flush(fuse_req_t req, fuse_file_info* fi) {
+  auto* file = reinterpret_cast<OpenFile*>(fi->fh);
+  // Closing a duplicate reports deferred write errors, as close(2) on the backing file would.
+  int dup_fd = dup(file->fd.get());
+  int rc = dup_fd < 0 ? -1 : close(dup_fd);
+  const int err = rc == 0 ? 0 : errno;
+  LogClose(*file);
+  fuse_reply_err(req, err);
+}
+
+void SimFs::Release(fuse_req_t req, fuse_file_info* fi) {
+  std::unique_ptr<OpenFile> file(reinterpret_cast<OpenFile*>(fi->fh));
+  LogClose(*file);
   file.reset();
   fuse_reply_err(req, 0);
 }

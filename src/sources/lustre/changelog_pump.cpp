@@ -16,11 +16,6 @@ constexpr int kPollMs = 200;
 // Pause before reconnecting to a followed changelog that reported its end.
 constexpr int kReopenPauseMs = 50;
 
-bool ReadableNow(int fd) {
-  pollfd p = {fd, POLLIN, 0};
-  return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
-}
-
 }  // namespace
 
 ChangelogPump::ChangelogPump(std::shared_ptr<const LustreLibrary> lib, std::string device,
@@ -108,7 +103,9 @@ int ChangelogPump::ReceiveBatch(const ChangelogReader& reader, bool follow) {
     if (rc != 0) break;
     batch_->Add(rec);
     reader.Free(&rec);
-    if (follow && !reader.buffered() && !ReadableNow(reader.fd())) break;
+    // A followed log's next receive may block until a new record: hand this batch off first,
+    // unless the library already holds the next record.
+    if (follow && !reader.buffered()) break;
   }
   return rc;
 }

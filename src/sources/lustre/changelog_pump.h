@@ -4,7 +4,8 @@
 // ChangelogPump::Run() (the receiver) first reads, without following, every record the log
 // already holds after the position (a following reader's descriptor need not signal records
 // that were there before it was opened), then follows: it receives records in batches —
-// what the library has buffered plus what the device has ready, up to kMaxBatchRecords —
+// what the library has buffered, up to kMaxBatchRecords, handed on before any receive that
+// could block —
 // calling llapi_changelog_recv only when a record is buffered or the changelog descriptor
 // polls readable, and hands each unpacked batch on (record_handoff.h). A receive error (or
 // the end of a followed log) reconnects the same way after the last record read; if that
