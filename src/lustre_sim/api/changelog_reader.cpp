@@ -147,6 +147,7 @@ int ChangelogReader::NextStored() {
 int ChangelogReader::NextGenerated() {
   for (;;) {
     if (!fast_->Has(next_) || (mask_ & kGeneratedTypes) == 0) {
+      ClearReady();  // a finite generated log has ended: nothing more will come
       if (!(flags_ & CHANGELOG_FLAG_FOLLOW)) return 1;
       std::this_thread::sleep_for(std::chrono::milliseconds(kPollFallbackMs));
       continue;

@@ -6,7 +6,8 @@
 // thread sets it when the MDT's last index reaches the next record wanted, checking on every
 // change of the state directory (inotify; the WAL changes on every commit) and at least every
 // 20 ms (a commit becomes visible only after its WAL write); Recv clears it when it finds
-// nothing new. In follow mode Recv blocks until a record arrives. A generated log (fast mode) is produced record by record by FastLog.
+// nothing new. In follow mode Recv blocks until a record arrives. A generated log (fast
+// mode) is always ready, until a finite one ends. A generated log (fast mode) is produced record by record by FastLog.
 // Records are handed out as malloc'd struct changelog_rec (free() or llapi_changelog_free),
 // packed with the extensions the start flags and set_xflags ask for; records whose type is
 // not in the reader's mask (the user's, for llapi_changelog_start_user) are skipped.
@@ -39,7 +40,9 @@ class ChangelogReader {
   void SetExtraFlags(uint64_t extra) { extra_flags_ = extra; }
   ~ChangelogReader();
   int fd() const { return wake_fd_.get(); }
-  bool InBuffer() const { return pos_ < batch_.size(); }
+  // Whether Recv has a record at hand (it will not block): buffered (stored mode), or the
+  // generated log goes on (fast mode).
+  bool InBuffer() const { return fast_ ? fast_->Has(next_.load()) : pos_ < batch_.size(); }
 
  private:
   ChangelogReader() = default;
