@@ -115,6 +115,7 @@ bool ChangelogPump::HandOff() {
   ReaderCounters& c = queue_->counters;
   c.records += batch_->added();
   c.malformed += batch_->malformed();
+  if (batch_->first_malformed() != 0) c.NoteMalformed(batch_->first_malformed());
   next_record_ = std::max(next_record_, batch_->last_index() + 1);
   if (!handoff_->Push(std::move(batch_))) return false;
   batch_ = handoff_->Empty();

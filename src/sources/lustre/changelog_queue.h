@@ -34,6 +34,15 @@ struct Chunk {
 struct ReaderCounters {
   std::atomic<uint64_t> records{0};  // received, malformed ones included
   std::atomic<uint64_t> malformed{0};
+  // The lowest index of a malformed record met (0: none): the changelog is never cleared
+  // past it, so that it stays there to be inspected.
+  std::atomic<uint64_t> first_malformed{0};
+  // Lowers first_malformed to `index` (any thread).
+  void NoteMalformed(uint64_t index) {
+    uint64_t seen = first_malformed.load();
+    while ((seen == 0 || index < seen) && !first_malformed.compare_exchange_weak(seen, index)) {
+    }
+  }
   std::atomic<uint64_t> ignored{0};
   std::atomic<uint64_t> unresolved{0};
   std::atomic<uint64_t> parent_removed{0};

@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <iterator>
 
+#include "lustre/changelog_binary.h"
 #include "sources/internal/source_util.h"
 #include "sources/lustre/changelog_pump.h"
 #include "sources/lustre/lustre_source_impl.h"
+
+#include "lustre/changelog_binary.h"
 
 namespace fathom {
 namespace lustre_source {
@@ -100,6 +103,7 @@ Status LustreSource::Start() {
         "lustre: no changelog user given (lustre.user): {} records are read but never cleared",
         settings_.device);
   }
+  if (!settings_.user.empty() && next_record_ > 1) FATHOM_RETURN_IF_ERROR(FindHeldRecord());
   auto resolver = std::make_unique<RecordResolver>(
       MakeResolverConfig(), [lib = lib_, fsname = settings_.fsname](const lustre::Fid& fid) {
         return lib->Fid2Path(fsname, fid);
@@ -171,6 +175,19 @@ LustreCounters LustreSource::Counters() const {
 Status LustreSource::Acknowledge(uint64_t position) {
   if (settings_.user.empty()) return Status::Ok();
   position = std::min(position, position_.load());
+  const uint64_t malformed = queue_->counters.first_malformed.load();
+  if (malformed != 0 && position >= malformed) {
+    if (!held_logged_) {
+      held_logged_ = true;
+      spdlog::error(
+          "lustre: {} record {} is malformed: its events are lost, and the changelog is not "
+          "cleared from it on so that it can be inspected (`lfs changelog {} {} {}`); once "
+          "understood, clear it by hand (`lfs changelog_clear {} {} {}`) and restart",
+          settings_.device, malformed, settings_.device, malformed, malformed, settings_.device,
+          settings_.user, malformed);
+    }
+    position = malformed - 1;
+  }
   if (position <= cleared_) return Status::Ok();
   pending_clear_ = position;
   const auto now = std::chrono::steady_clock::now();
@@ -178,6 +195,26 @@ Status LustreSource::Acknowledge(uint64_t position) {
     return Status::Ok();
   }
   return ClearTo(position);
+}
+
+Status LustreSource::FindHeldRecord() {
+  // A malformed record read before a restart is still in the changelog (it is never cleared):
+  // find it again among the records before the resume point, so clearing stays below it.
+  FATHOM_ASSIGN_OR_RETURN(ChangelogReader reader,
+                          ChangelogReader::Open(*lib_, settings_.device, 0, false));
+  for (;;) {
+    changelog_rec* rec = nullptr;
+    const int rc = reader.Receive(&rec);
+    if (rc != 0) return Status::Ok();  // the end (or an error the reading proper reports)
+    const uint64_t index = rec->cr_index;
+    const bool malformed = !lustre::UnpackRecord(rec).ok();
+    reader.Free(&rec);
+    if (index >= next_record_) return Status::Ok();
+    if (malformed) {
+      queue_->counters.NoteMalformed(index);
+      return Status::Ok();
+    }
+  }
 }
 
 Status LustreSource::ClearTo(uint64_t position) {

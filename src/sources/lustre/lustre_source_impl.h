@@ -13,6 +13,8 @@
 //   events (possibly none: ignored, filtered out or malformed records) have all been handed
 //   out.
 // - Acknowledge(pos) clears the changelog for lustre.user only, up to min(pos, Position()),
+//   and never from a malformed record on (it stays in the changelog, logged as an error, and
+//   is found again after a restart),
 //   batched: when kClearEveryRecords records or kClearInterval have passed since the last
 //   clear, and once more when the source is destroyed. Without lustre.user nothing is
 //   cleared.
@@ -85,6 +87,9 @@ class LustreSource final : public Source {
                std::shared_ptr<const LustreLibrary> lib, std::shared_ptr<ChangelogQueue> queue);
   ResolverConfig MakeResolverConfig() const;
   Status ClearTo(uint64_t position);
+  // Before Start(): finds a malformed record left before the resume point (the changelog is
+  // never cleared past one) and holds clearing below it again.
+  Status FindHeldRecord();
 
   const SourceOptions options_;
   const LustreSettings settings_;
@@ -100,6 +105,7 @@ class LustreSource final : public Source {
   std::atomic<uint64_t> position_{0};  // written by Drain(), read by Acknowledge()
   uint64_t cleared_ = 0;
   uint64_t pending_clear_ = 0;
+  bool held_logged_ = false;
   std::chrono::steady_clock::time_point last_clear_;
   std::atomic<uint64_t> events_{0};
   std::atomic<uint64_t> clears_{0};

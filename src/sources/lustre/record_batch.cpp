@@ -23,6 +23,7 @@ bool RecordBatch::Add(const changelog_rec* raw) {
   if (!unpacked.ok()) {
     ++malformed_;
     const uint64_t index = raw->cr_index;
+    if (first_malformed_ == 0 || index < first_malformed_) first_malformed_ = index;
     if (++warned_ <= kMaxWarnings) {
       spdlog::warn("lustre: skipped a malformed record (index {}): {}", index,
                    unpacked.status().message());
@@ -41,6 +42,7 @@ void RecordBatch::Clear() {
   added_ = 0;
   last_index_ = 0;
   malformed_ = 0;
+  first_malformed_ = 0;
 }
 
 }  // namespace fathom::lustre_source

@@ -27,14 +27,16 @@ class RecordBatch {
   size_t added() const { return added_; }
   // Highest record index added since Clear() (0 when none).
   uint64_t last_index() const { return last_index_; }
-  // Malformed records skipped since Clear().
+  // Malformed records skipped since Clear(), and the index of the first (0: none).
   uint64_t malformed() const { return malformed_; }
+  uint64_t first_malformed() const { return first_malformed_; }
 
  private:
   std::vector<lustre::ChangelogRecord> records_;
   size_t added_ = 0;
   uint64_t last_index_ = 0;
   uint64_t malformed_ = 0;
+  uint64_t first_malformed_ = 0;
   uint64_t warned_ = 0;  // malformed records logged as warnings (the first few)
 };
 
