@@ -112,6 +112,8 @@ class SimFs {
   // finding its node (one more kernel lookup). Adopts backing objects the state lacks.
   int LookupEntry(const std::shared_ptr<Node>& parent, const char* name, fuse_entry_param* e);
   // After a namespace change: the entry of the new object, or an errno.
+  // unlinkat(flags) in the backing directory, then the state's UNLNK/RMDIR record.
+  void RemoveEntry(fuse_req_t req, fuse_ino_t parent, const char* name, int flags);
   int OpenEntry(const std::shared_ptr<Node>& parent, const char* name,
                 const std::function<int(const struct stat&, lustre::Fid&)>& fid_of, fuse_entry_param* e);
   int EntryAfterCreate(const std::shared_ptr<Node>& parent, const char* name, const lustre::Fid& fid,

@@ -117,21 +117,14 @@ void SimFs::Link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const cha
 }
 
 void SimFs::Unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  auto dir = nodes_.Find(parent);
-  if (dir == nullptr) {
-    fuse_reply_err(req, ESTALE);
-    return;
-  }
-  Caller caller = CallerOf(req);
-  std::lock_guard ns(ns_mu_);
-  if (unlinkat(dir->fd.get(), name, 0) != 0) {
-    fuse_reply_err(req, errno);
-    return;
-  }
-  fuse_reply_err(req, ErrnoOf(state_->Unlink(caller, dir->fid, name)));
+  RemoveEntry(req, parent, name, 0);
 }
 
 void SimFs::Rmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  RemoveEntry(req, parent, name, AT_REMOVEDIR);
+}
+
+void SimFs::RemoveEntry(fuse_req_t req, fuse_ino_t parent, const char* name, int flags) {
   auto dir = nodes_.Find(parent);
   if (dir == nullptr) {
     fuse_reply_err(req, ESTALE);
@@ -139,7 +132,7 @@ void SimFs::Rmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
   }
   Caller caller = CallerOf(req);
   std::lock_guard ns(ns_mu_);
-  if (unlinkat(dir->fd.get(), name, AT_REMOVEDIR) != 0) {
+  if (unlinkat(dir->fd.get(), name, flags) != 0) {
     fuse_reply_err(req, errno);
     return;
   }
