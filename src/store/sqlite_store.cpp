@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <span>
 
 #include "fathom/store.h"
+#include "store/chunk_rows.h"
 #include "store/event_chunk.h"
 #include "store/sqlite_handle.h"
 #include "store/store_schema.h"
@@ -32,10 +32,7 @@ struct WriterStatements {
     const std::string_view what = "preparing the append statements";
     FATHOM_ASSIGN_OR_RETURN(w.begin, db.Prepare("BEGIN IMMEDIATE", what));
     FATHOM_ASSIGN_OR_RETURN(w.commit, db.Prepare("COMMIT", what));
-    FATHOM_ASSIGN_OR_RETURN(
-        w.insert_chunk,
-        db.Prepare("INSERT INTO chunks(first_id, last_id, min_ts, max_ts, data) VALUES(?,?,?,?,?)",
-                   what));
+    FATHOM_ASSIGN_OR_RETURN(w.insert_chunk, db.Prepare(kInsertChunkSql, what));
     FATHOM_ASSIGN_OR_RETURN(w.read_last,
                             db.Prepare("SELECT value FROM meta WHERE key = 'last_id'", what));
     FATHOM_ASSIGN_OR_RETURN(w.write_last,
@@ -75,8 +72,6 @@ class SqliteStore final : public EventStore {
   Status RequireWriter(std::string_view what) const;
   // A single-row query on a prepared writer statement; `fallback` when it yields NULL or no row.
   Result<int64_t> QueryPrepared(Statement& stmt, std::string_view what, int64_t fallback = 0);
-  // Encodes `events` (ids assigned, contiguous) into chunk rows.
-  Status InsertChunks(std::span<const Event> events);
   // The first id in [from, cap) whose event is not older than max_age (cap if none).
   Result<uint64_t> FirstYoungId(uint64_t from, uint64_t cap);
   // Inside an open transaction: removes at most `max_ids` of the oldest events that the bounds
@@ -87,7 +82,7 @@ class SqliteStore final : public EventStore {
   Connection db_;
   WriterStatements w_;  // empty for a reader
   Clock::time_point next_age_check_{};
-  std::string blob_;    // reused encoding buffer
+  std::string blob_;  // reused encoding buffer
 };
 
 Status SqliteStore::RequireWriter(std::string_view what) const {
@@ -109,27 +104,6 @@ Result<int64_t> SqliteStore::QueryPrepared(Statement& stmt, std::string_view wha
   }
   stmt.Reset();
   return value;
-}
-
-Status SqliteStore::InsertChunks(std::span<const Event> events) {
-  while (!events.empty()) {
-    const auto chunk = events.first(std::min(events.size(), kMaxChunkEvents));
-    events = events.subspan(chunk.size());
-    blob_.clear();
-    EncodeChunk(chunk, blob_);
-    int64_t min_ts = chunk.front().ts_ns, max_ts = min_ts;
-    for (const auto& e : chunk) {
-      min_ts = std::min(min_ts, e.ts_ns);
-      max_ts = std::max(max_ts, e.ts_ns);
-    }
-    w_.insert_chunk.BindInt(1, static_cast<int64_t>(chunk.front().id));
-    w_.insert_chunk.BindInt(2, static_cast<int64_t>(chunk.back().id));
-    w_.insert_chunk.BindInt(3, min_ts);
-    w_.insert_chunk.BindInt(4, max_ts);
-    w_.insert_chunk.BindBlob(5, blob_);
-    FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.insert_chunk, "inserting events"));
-  }
-  return Status::Ok();
 }
 
 Result<uint64_t> SqliteStore::FirstYoungId(uint64_t from, uint64_t cap) {
@@ -160,9 +134,10 @@ Result<uint64_t> SqliteStore::FirstYoungId(uint64_t from, uint64_t cap) {
 }
 
 Result<uint64_t> SqliteStore::RemoveExpired(uint64_t last_id, uint64_t max_ids, bool check_age) {
-  FATHOM_ASSIGN_OR_RETURN(int64_t first, QueryPrepared(w_.read_first, "finding the oldest event", 1));
+  FATHOM_ASSIGN_OR_RETURN(int64_t first,
+                          QueryPrepared(w_.read_first, "finding the oldest event", 1));
   const uint64_t oldest = static_cast<uint64_t>(first);
-  if (oldest > last_id) return uint64_t{0};  // empty
+  if (oldest > last_id) return uint64_t{0};                      // empty
   const uint64_t cap = std::min(oldest + max_ids, last_id + 1);  // never remove this id or above
   uint64_t stop = oldest;                                        // exclusive: remove ids below it
   if (options_.max_events > 0 && last_id >= options_.max_events) {
@@ -181,7 +156,8 @@ Result<uint64_t> SqliteStore::RemoveExpired(uint64_t last_id, uint64_t max_ids, 
   return stop - oldest;
 }
 
-Status SqliteStore::Append(std::vector<Event>& batch, const std::optional<SourcePosition>& position) {
+Status SqliteStore::Append(std::vector<Event>& batch,
+                           const std::optional<SourcePosition>& position) {
   FATHOM_RETURN_IF_ERROR(RequireWriter("appending events"));
   if (batch.empty() && !position) return Status::Ok();
   const auto now = Clock::now();
@@ -191,7 +167,7 @@ Status SqliteStore::Append(std::vector<Event>& batch, const std::optional<Source
     FATHOM_ASSIGN_OR_RETURN(int64_t last, QueryPrepared(w_.read_last, "reading the last id"));
     uint64_t id = static_cast<uint64_t>(last);
     for (auto& e : batch) e.id = ++id;
-    FATHOM_RETURN_IF_ERROR(InsertChunks(batch));
+    FATHOM_RETURN_IF_ERROR(InsertChunkRows(db_, w_.insert_chunk, batch, blob_, "inserting events"));
     w_.write_last.BindInt(1, static_cast<int64_t>(id));
     FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.write_last, "recording the last id"));
     if (position) {
@@ -256,16 +232,18 @@ Status SqliteStore::Replay(const ReplayQuery& query, const std::function<bool(co
     if (rc != SQLITE_ROW) return db_.Error(rc, "replaying events");
     const uint64_t floor = static_cast<uint64_t>(stmt.ColumnInt(2));
     const uint64_t after = std::max(query.since_id, floor == 0 ? 0 : floor - 1);
-    FATHOM_RETURN_IF_ERROR(DecodeChunk(
-        stmt.ColumnBlob(1), static_cast<uint64_t>(stmt.ColumnInt(0)), [&](const Event& e) {
-          if (e.id <= after) return true;
-          if (filtered && !(e.path.starts_with(prefix) &&
-                            (e.path.size() == prefix.size() || e.path[prefix.size()] == '/'))) {
-            return true;
-          }
-          more = fn(e) && --remaining > 0;
-          return more;
-        }).WithContext("event store " + options_.path));
+    FATHOM_RETURN_IF_ERROR(DecodeChunk(stmt.ColumnBlob(1), static_cast<uint64_t>(stmt.ColumnInt(0)),
+                                       [&](const Event& e) {
+                                         if (e.id <= after) return true;
+                                         if (filtered && !(e.path.starts_with(prefix) &&
+                                                           (e.path.size() == prefix.size() ||
+                                                            e.path[prefix.size()] == '/'))) {
+                                           return true;
+                                         }
+                                         more = fn(e) && --remaining > 0;
+                                         return more;
+                                       })
+                               .WithContext("event store " + options_.path));
   }
   return Status::Ok();
 }

@@ -3,30 +3,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "store/chunk_rows.h"
 #include "store/event_chunk.h"
 
 namespace fathom::store {
-namespace {
-
-Status InsertChunk(const Connection& db, Statement& insert, const std::vector<Event>& events,
-                   std::string& blob) {
-  blob.clear();
-  EncodeChunk(events, blob);
-  int64_t min_ts = events.front().ts_ns, max_ts = min_ts;
-  for (const auto& e : events) {
-    min_ts = std::min(min_ts, e.ts_ns);
-    max_ts = std::max(max_ts, e.ts_ns);
-  }
-  insert.BindInt(1, static_cast<int64_t>(events.front().id));
-  insert.BindInt(2, static_cast<int64_t>(events.back().id));
-  insert.BindInt(3, min_ts);
-  insert.BindInt(4, max_ts);
-  insert.BindBlob(5, blob);
-  return db.StepDone(insert, "converting events to the current layout");
-}
-
-}  // namespace
-
 Status MigrateFromVersion1(const Connection& db, const char* create_schema) {
   const std::string_view what = "converting the store from schema version 1";
   FATHOM_ASSIGN_OR_RETURN(int64_t last_id,
@@ -37,10 +17,7 @@ Status MigrateFromVersion1(const Connection& db, const char* create_schema) {
       Statement select,
       db.Prepare("SELECT id, ts, mask, cookie, root, path, source, attrs FROM events ORDER BY id",
                  what));
-  FATHOM_ASSIGN_OR_RETURN(
-      Statement insert,
-      db.Prepare("INSERT INTO chunks(first_id, last_id, min_ts, max_ts, data) VALUES(?,?,?,?,?)",
-                 what));
+  FATHOM_ASSIGN_OR_RETURN(Statement insert, db.Prepare(kInsertChunkSql, what));
   std::vector<Event> events;
   std::string blob;
   int64_t first_id = last_id + 1;
@@ -60,17 +37,17 @@ Status MigrateFromVersion1(const Connection& db, const char* create_schema) {
     first_id = std::min(first_id, static_cast<int64_t>(e.id));
     events.push_back(std::move(e));
     if (events.size() == kMaxChunkEvents) {
-      FATHOM_RETURN_IF_ERROR(InsertChunk(db, insert, events, blob));
+      FATHOM_RETURN_IF_ERROR(InsertChunkRows(db, insert, events, blob, what));
       events.clear();
     }
   }
-  if (!events.empty()) FATHOM_RETURN_IF_ERROR(InsertChunk(db, insert, events, blob));
+  if (!events.empty()) FATHOM_RETURN_IF_ERROR(InsertChunkRows(db, insert, events, blob, what));
   select = Statement();
   insert = Statement();
-  const std::string finish = "UPDATE meta SET value = " + std::to_string(last_id) +
-                             " WHERE key = 'last_id'; UPDATE meta SET value = " +
-                             std::to_string(first_id) +
-                             " WHERE key = 'first_id'; DROP TABLE events; DROP TABLE meta_v1;";
+  const std::string finish =
+      "UPDATE meta SET value = " + std::to_string(last_id) +
+      " WHERE key = 'last_id'; UPDATE meta SET value = " + std::to_string(first_id) +
+      " WHERE key = 'first_id'; DROP TABLE events; DROP TABLE meta_v1;";
   return db.Exec(finish.c_str(), what);
 }
 

@@ -112,6 +112,11 @@ class SimFs {
   // finding its node (one more kernel lookup). Adopts backing objects the state lacks.
   int LookupEntry(const std::shared_ptr<Node>& parent, const char* name, fuse_entry_param* e);
   // After a namespace change: the entry of the new object, or an errno.
+  // The node whose backing xattrs `name` reads or removes; nullptr after replying ESTALE, or
+  // ENODATA for a control attribute or a symlink.
+  std::shared_ptr<Node> BackingXattrNode(fuse_req_t req, fuse_ino_t ino, const char* name);
+  // Logs XATTR for `name` on `node` and replies success.
+  void LogXattrChange(fuse_req_t req, const Node& node, const char* name);
   // unlinkat(flags) in the backing directory, then the state's UNLNK/RMDIR record.
   void RemoveEntry(fuse_req_t req, fuse_ino_t parent, const char* name, int flags);
   int OpenEntry(const std::shared_ptr<Node>& parent, const char* name,

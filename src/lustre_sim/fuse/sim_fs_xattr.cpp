@@ -62,10 +62,7 @@ void SimFs::Setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const cha
     fuse_reply_err(req, errno);
     return;
   }
-  RecordDetails details;
-  details.xattr = name;
-  LogRecord(CallerOf(req), CL_SETXATTR, *node, details);
-  fuse_reply_err(req, 0);
+  LogXattrChange(req, *node, name);
 }
 
 namespace {
@@ -85,15 +82,8 @@ void ReplyXattr(fuse_req_t req, ssize_t n, size_t size, const std::string& buf) 
 }  // namespace
 
 void SimFs::Getxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
-  auto node = nodes_.Find(ino);
-  if (node == nullptr) {
-    fuse_reply_err(req, ESTALE);
-    return;
-  }
-  if (IsControl(name) || S_ISLNK(node->type)) {
-    fuse_reply_err(req, ENODATA);
-    return;
-  }
+  auto node = BackingXattrNode(req, ino, name);
+  if (node == nullptr) return;
   std::string buf(size, '\0');
   ReplyXattr(req,
              getxattr(ProcPath(node->fd.get()).c_str(), name, size ? buf.data() : nullptr, size),
@@ -120,22 +110,32 @@ void SimFs::Listxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
 }
 
 void SimFs::Removexattr(fuse_req_t req, fuse_ino_t ino, const char* name) {
-  auto node = nodes_.Find(ino);
-  if (node == nullptr) {
-    fuse_reply_err(req, ESTALE);
-    return;
-  }
-  if (IsControl(name) || S_ISLNK(node->type)) {
-    fuse_reply_err(req, ENODATA);
-    return;
-  }
+  auto node = BackingXattrNode(req, ino, name);
+  if (node == nullptr) return;
   if (removexattr(ProcPath(node->fd.get()).c_str(), name) != 0) {
     fuse_reply_err(req, errno);
     return;
   }
+  LogXattrChange(req, *node, name);
+}
+
+std::shared_ptr<Node> SimFs::BackingXattrNode(fuse_req_t req, fuse_ino_t ino, const char* name) {
+  auto node = nodes_.Find(ino);
+  if (node == nullptr) {
+    fuse_reply_err(req, ESTALE);
+    return nullptr;
+  }
+  if (IsControl(name) || S_ISLNK(node->type)) {
+    fuse_reply_err(req, ENODATA);
+    return nullptr;
+  }
+  return node;
+}
+
+void SimFs::LogXattrChange(fuse_req_t req, const Node& node, const char* name) {
   RecordDetails details;
   details.xattr = name;
-  LogRecord(CallerOf(req), CL_SETXATTR, *node, details);
+  LogRecord(CallerOf(req), CL_SETXATTR, node, details);
   fuse_reply_err(req, 0);
 }
 
