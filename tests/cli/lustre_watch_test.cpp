@@ -25,12 +25,22 @@ namespace {
 
 constexpr const char* kDevice = "simfs-MDT0000";
 
+// `format` "quiet": store only, print nothing (a run whose output nobody reads must not
+// block on a full pipe).
 std::vector<std::string> WatchArgs(const MountedFs& fs, const std::string& user,
                                    const std::string& db, const std::string& format,
                                    const std::string& device = kDevice) {
-  return {FathomBinary(), "watch", "--source", "lustre:" + device, "--mount",
-          fs.mount(), "--changelog-user", user, "--lustre-library", LibraryPath(), "--store", db,
-          "--sync", "normal", "--format", format};
+  std::vector<std::string> args = {FathomBinary(),      "watch",     "--source",
+                                   "lustre:" + device,  "--mount",   fs.mount(),
+                                   "--changelog-user",  user,        "--lustre-library",
+                                   LibraryPath(),       "--store",   db,
+                                   "--sync",            "normal"};
+  if (format == "quiet") {
+    args.push_back("-q");
+  } else {
+    args.insert(args.end(), {"--format", format});
+  }
+  return args;
 }
 
 TEST(LustreWatchCommand, EvaluateOutputScriptPrintsTableII) {
@@ -114,7 +124,7 @@ TEST(LustreWatchCommand, KilledAtRandomAndRestartedStoresEveryRecordOnceAndNever
   std::uniform_int_distribution<int> delay_ms(100, 700);
   constexpr int kKills = 12;
   for (int round = 0; round < kKills; ++round) {
-    Subprocess watch(WatchArgs(fs, fathom_user, db, "json"));
+    Subprocess watch(WatchArgs(fs, fathom_user, db, "quiet"));
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
     watch.Signal(SIGKILL);
     watch.Wait();
@@ -125,7 +135,7 @@ TEST(LustreWatchCommand, KilledAtRandomAndRestartedStoresEveryRecordOnceAndNever
   ASSERT_TRUE(workload.Succeeded()) << "the workload failed on the mount";
 
   // A last run reads what is left, then stops.
-  Subprocess last(WatchArgs(fs, fathom_user, db, "json"));
+  Subprocess last(WatchArgs(fs, fathom_user, db, "quiet"));
   auto state = lustre_sim::SimState::Open(fs.state_dir());
   ASSERT_TRUE(state.ok()) << state.status().message();
   auto final_index = (*state)->LastIndex(0);
@@ -173,7 +183,7 @@ TEST(LustreWatchCommand, FourMdtStreamsReportEveryOperationOnceAtItsPath) {
   for (int mdt = 0; mdt < kMdts; ++mdt) {
     const std::string device = "simfs-MDT000" + std::to_string(mdt);
     watchers.push_back(std::make_unique<Subprocess>(WatchArgs(
-        fs, users[mdt], fs.dir() / ("mdt" + std::to_string(mdt) + ".db"), "json", device)));
+        fs, users[mdt], fs.dir() / ("mdt" + std::to_string(mdt) + ".db"), "quiet", device)));
     ASSERT_TRUE(watchers.back()->WaitForStderr("watches established", 20s))
         << watchers.back()->stderr_text();
   }
