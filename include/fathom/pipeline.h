@@ -1,8 +1,11 @@
-// pipeline.h — `fathom watch` as a library: source → filter → store → output.
+// pipeline.h — `fathom watch` and `fathom collect` as a library: source → filter → sink →
+// output.
 //
 // Two threads: a reader that waits on the source, drains and filters events into a bounded
 // queue (so the kernel queue is emptied promptly), and a writer that commits batches to the
-// store (assigning ids) and only then prints them. Nothing is printed that is not stored.
+// sink — the embedded store, or a remote aggregator or bus (fathom/sink.h) — which assigns
+// ids, and only then prints them and acknowledges the source's position. Nothing is printed
+// or released that is not committed.
 // When the queue is full the reader blocks (back-pressure), it never drops.
 // Run() blocks until Stop() (any thread, async-signal paths excluded), a limit, or an error.
 #pragma once
@@ -18,6 +21,7 @@
 
 #include "fathom/filter.h"
 #include "fathom/format.h"
+#include "fathom/sink.h"
 #include "fathom/source.h"
 #include "fathom/store.h"
 
@@ -27,7 +31,9 @@ struct WatchOptions {
   std::string backend = "auto";
   SourceOptions source;
   FilterOptions filter;
-  std::optional<StoreOptions> store;   // absent: events are numbered in memory only
+  std::optional<StoreOptions> store;   // the embedded store to commit to
+  EventSink* sink = nullptr;           // or this sink (not owned; outlives Run()); with
+                                       // neither, events are numbered in memory only
   Format format = Format::kInotify;
   FILE* out = stdout;                  // not owned; nullptr prints nothing
   uint64_t max_count = 0;              // stop after this many events (0 = no limit)
@@ -47,10 +53,13 @@ class WatchPipeline {
   explicit WatchPipeline(WatchOptions options);
   // Runs until stopped; returns the summary, or why it could not watch.
   Result<WatchSummary> Run(const SourceRegistry& registry);
-  // Thread-safe: makes Run() finish after writing what was already read.
+  // Thread-safe: makes Run() finish after writing what was already read (a remote sink that
+  // cannot commit any more gives up, and those events are not acknowledged to the source).
   void Stop();
 
  private:
+  // Stops the source only: what was read is still committed.
+  void StopReading();
   WatchOptions options_;
   std::atomic<bool> stop_requested_{false};
   std::mutex source_mu_;

@@ -13,6 +13,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +57,9 @@ class EventStore {
   // holds events without the position that covers them, nor a position without its events.
   virtual Status Append(std::vector<Event>& batch,
                         const std::optional<SourcePosition>& position = std::nullopt) = 0;
+  // The same for a batch merged from several sources: every position in `positions` is
+  // recorded in the batch's transaction.
+  virtual Status Append(std::vector<Event>& batch, std::span<const SourcePosition> positions) = 0;
   // The last position recorded for `source` (0 if none).
   virtual Result<uint64_t> Position(std::string_view source) = 0;
   // Calls `fn` for each matching event in id order until it returns false.
@@ -65,6 +70,16 @@ class EventStore {
   virtual Result<uint64_t> FirstId() = 0;
   // Applies max_events / max_age now; Append() also does so periodically.
   virtual Status Prune() = 0;
+  // Removes every event with id <= `id` (the oldest first, in bounded transactions): replay
+  // from below id + 1 then reports those ids as gone. Ids above LastId() are refused.
+  virtual Status PurgeThrough(uint64_t id) = 0;
+
+  // Durable consumers: the id each named consumer has acknowledged (processed through).
+  // SetConsumerPosition() commits at once; positions never move backwards (a lower id is
+  // ignored). ConsumerPosition() is nullopt for a name never recorded.
+  virtual Status SetConsumerPosition(std::string_view name, uint64_t id) = 0;
+  virtual Result<std::optional<uint64_t>> ConsumerPosition(std::string_view name) = 0;
+  virtual Result<std::vector<std::pair<std::string, uint64_t>>> ConsumerPositions() = 0;
 };
 
 }  // namespace fathom

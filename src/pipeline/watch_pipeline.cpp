@@ -17,10 +17,11 @@ namespace {
 // CAP_SYS_NICE), the reader thread gets a higher CPU priority than the rest of the process.
 constexpr int kReaderNice = -10;
 
-// When a wake-up brings only a few events, the reader lingers this long and drains again, so
-// that a dense stream is handed over in larger batches (fewer thread wake-ups and commits per
-// event) at the cost of this much latency.
+// When a wake-up brings only a few events, the reader lingers and drains again, as long as
+// more keep arriving, so that a dense stream is handed over in larger batches (fewer thread
+// wake-ups and commits per event) at the cost of at most kMaxLingers * kLinger of latency.
 constexpr auto kLinger = std::chrono::microseconds(200);
+constexpr int kMaxLingers = 8;
 constexpr size_t kLingerBelow = 256;
 
 void RaiseReaderPriority() {
@@ -34,6 +35,11 @@ void RaiseReaderPriority() {
 WatchPipeline::WatchPipeline(WatchOptions options) : options_(std::move(options)) {}
 
 void WatchPipeline::Stop() {
+  StopReading();
+  if (options_.sink != nullptr) options_.sink->Stop();
+}
+
+void WatchPipeline::StopReading() {
   stop_requested_ = true;
   std::lock_guard lock(source_mu_);
   if (source_ != nullptr) source_->Stop();
@@ -41,18 +47,20 @@ void WatchPipeline::Stop() {
 
 Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
   std::unique_ptr<EventStore> store;
-  uint64_t next_id = 1;
+  std::unique_ptr<EventSink> store_sink;
+  EventSink* sink = options_.sink;
   if (options_.store) {
     FATHOM_ASSIGN_OR_RETURN(store, EventStore::Open(*options_.store));
-    FATHOM_ASSIGN_OR_RETURN(uint64_t last, store->LastId());
-    next_id = last + 1;
+    store_sink = MakeStoreSink(*store);
+    sink = store_sink.get();
   }
+  uint64_t next_id = 1;  // without a sink
 
   std::unique_ptr<Source> source;
   FATHOM_ASSIGN_OR_RETURN(source, registry.Create(options_.backend, options_.source,
                                                   [](const std::string& m) { spdlog::info("{}", m); }));
-  if (store) {
-    FATHOM_ASSIGN_OR_RETURN(uint64_t position, store->Position(source->name()));
+  if (sink != nullptr) {
+    FATHOM_ASSIGN_OR_RETURN(uint64_t position, sink->Position(source->name()));
     FATHOM_RETURN_IF_ERROR(source->Resume(position));
   }
   FATHOM_RETURN_IF_ERROR(source->Start());
@@ -75,9 +83,11 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
       Status s = source->Wait(std::chrono::milliseconds(200));
       std::vector<Event> batch;
       if (s.ok()) s = source->Drain(batch);
-      if (s.ok() && !batch.empty() && batch.size() < kLingerBelow) {
+      for (int i = 0; s.ok() && i < kMaxLingers && !batch.empty() && batch.size() < kLingerBelow; ++i) {
+        const size_t before = batch.size();
         std::this_thread::sleep_for(kLinger);
         s = source->Drain(batch);
+        if (batch.size() == before) break;  // the stream paused: hand over what there is
       }
       // Events handed out before a failure are still written (with their position).
       std::erase_if(batch, [&](const Event& e) { return !filter.Matches(e); });
@@ -103,12 +113,12 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
     if (options_.max_count > 0 && summary.events_written + batch.size() >= options_.max_count) {
       if (batch.size() > options_.max_count - summary.events_written) position = 0;  // cut short
       batch.resize(options_.max_count - summary.events_written);
-      Stop();
+      StopReading();
     }
-    if (store) {
+    if (sink != nullptr) {
       std::optional<SourcePosition> stored;
       if (position > 0) stored = SourcePosition{std::string(source->name()), position};
-      writer_status = store->Append(batch, stored);
+      writer_status = sink->Commit(batch, stored);
       if (writer_status.ok() && position > 0) writer_status = source->Acknowledge(position);
       if (!writer_status.ok()) {
         Stop();

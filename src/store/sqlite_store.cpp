@@ -62,13 +62,20 @@ class SqliteStore final : public EventStore {
       : options_(std::move(options)), db_(std::move(db)), w_(std::move(w)) {}
 
   Status Append(std::vector<Event>& batch, const std::optional<SourcePosition>& position) override;
+  Status Append(std::vector<Event>& batch, std::span<const SourcePosition> positions) override;
   Result<uint64_t> Position(std::string_view source) override;
   Status Replay(const ReplayQuery& query, const std::function<bool(const Event&)>& fn) override;
   Result<uint64_t> LastId() override;
   Result<uint64_t> FirstId() override;
   Status Prune() override;
+  Status PurgeThrough(uint64_t id) override;
+  Status SetConsumerPosition(std::string_view name, uint64_t id) override;
+  Result<std::optional<uint64_t>> ConsumerPosition(std::string_view name) override;
+  Result<std::vector<std::pair<std::string, uint64_t>>> ConsumerPositions() override;
 
  private:
+  // Runs `step` in one write transaction (rolled back on failure).
+  Status InTransaction(std::string_view what, const std::function<Status()>& step);
   Status RequireWriter(std::string_view what) const;
   // A single-row query on a prepared writer statement; `fallback` when it yields NULL or no row.
   Result<int64_t> QueryPrepared(Statement& stmt, std::string_view what, int64_t fallback = 0);
@@ -156,10 +163,24 @@ Result<uint64_t> SqliteStore::RemoveExpired(uint64_t last_id, uint64_t max_ids, 
   return stop - oldest;
 }
 
+Status SqliteStore::InTransaction(std::string_view what, const std::function<Status()>& step) {
+  FATHOM_RETURN_IF_ERROR(RequireWriter(what));
+  Status status = db_.StepDone(w_.begin, "locking the store for writing");
+  if (status.ok()) status = step();
+  if (status.ok()) status = db_.StepDone(w_.commit, what);
+  if (!status.ok()) db_.RollbackIfOpen();
+  return status;
+}
+
 Status SqliteStore::Append(std::vector<Event>& batch,
                            const std::optional<SourcePosition>& position) {
+  if (!position) return Append(batch, std::span<const SourcePosition>());
+  return Append(batch, std::span<const SourcePosition>(&*position, 1));
+}
+
+Status SqliteStore::Append(std::vector<Event>& batch, std::span<const SourcePosition> positions) {
   FATHOM_RETURN_IF_ERROR(RequireWriter("appending events"));
-  if (batch.empty() && !position) return Status::Ok();
+  if (batch.empty() && positions.empty()) return Status::Ok();
   const auto now = Clock::now();
   const bool check_age = options_.max_age.count() > 0 && now >= next_age_check_;
   auto run = [&]() -> Status {
@@ -170,9 +191,9 @@ Status SqliteStore::Append(std::vector<Event>& batch,
     FATHOM_RETURN_IF_ERROR(InsertChunkRows(db_, w_.insert_chunk, batch, blob_, "inserting events"));
     w_.write_last.BindInt(1, static_cast<int64_t>(id));
     FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.write_last, "recording the last id"));
-    if (position) {
-      w_.write_position.BindText(1, position->source);
-      w_.write_position.BindInt(2, static_cast<int64_t>(position->position));
+    for (const auto& position : positions) {
+      w_.write_position.BindText(1, position.source);
+      w_.write_position.BindInt(2, static_cast<int64_t>(position.position));
       FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.write_position, "recording the source position"));
     }
     if (options_.max_events > 0 || check_age) {
@@ -211,6 +232,71 @@ Status SqliteStore::Prune() {
     }
     if (removed == 0) return Status::Ok();
   }
+}
+
+Status SqliteStore::PurgeThrough(uint64_t id) {
+  const std::string what = "purging events through id " + std::to_string(id);
+  for (;;) {
+    bool done = false;
+    FATHOM_RETURN_IF_ERROR(InTransaction(what, [&]() -> Status {
+      FATHOM_ASSIGN_OR_RETURN(int64_t last, QueryPrepared(w_.read_last, "reading the last id"));
+      if (id > static_cast<uint64_t>(last)) {
+        return Status::Error("event store " + options_.path + ": cannot purge through id " +
+                             std::to_string(id) + ": the newest id is " + std::to_string(last));
+      }
+      FATHOM_ASSIGN_OR_RETURN(int64_t first, QueryPrepared(w_.read_first, "finding the oldest event", 1));
+      const uint64_t oldest = static_cast<uint64_t>(first);
+      const uint64_t stop = std::min(id + 1, oldest + kPruneChunk);  // exclusive
+      done = stop >= id + 1;
+      if (stop <= oldest) return Status::Ok();
+      w_.write_first.BindInt(1, static_cast<int64_t>(stop));
+      FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.write_first, what));
+      w_.delete_below.BindInt(1, static_cast<int64_t>(stop));
+      return db_.StepDone(w_.delete_below, what);
+    }));
+    if (done) return Status::Ok();
+  }
+}
+
+Status SqliteStore::SetConsumerPosition(std::string_view name, uint64_t id) {
+  return InTransaction("recording consumer " + std::string(name) + "'s position", [&]() -> Status {
+    FATHOM_ASSIGN_OR_RETURN(
+        Statement stmt,
+        db_.Prepare("INSERT INTO consumers(name, acked_id) VALUES(?1, ?2) ON CONFLICT(name) DO "
+                    "UPDATE SET acked_id = max(acked_id, excluded.acked_id)",
+                    "recording a consumer position"));
+    stmt.BindText(1, name);
+    stmt.BindInt(2, static_cast<int64_t>(id));
+    return db_.StepDone(stmt, "recording a consumer position");
+  });
+}
+
+Result<std::optional<uint64_t>> SqliteStore::ConsumerPosition(std::string_view name) {
+  FATHOM_RETURN_IF_ERROR(RequireWriter("reading a consumer position"));
+  FATHOM_ASSIGN_OR_RETURN(
+      Statement stmt,
+      db_.Prepare("SELECT acked_id FROM consumers WHERE name = ?1", "reading a consumer position"));
+  stmt.BindText(1, name);
+  int rc = sqlite3_step(stmt.get());
+  if (rc == SQLITE_ROW) return std::optional<uint64_t>(static_cast<uint64_t>(stmt.ColumnInt(0)));
+  if (rc == SQLITE_DONE) return std::optional<uint64_t>();
+  return db_.Error(rc, "reading a consumer position");
+}
+
+Result<std::vector<std::pair<std::string, uint64_t>>> SqliteStore::ConsumerPositions() {
+  FATHOM_RETURN_IF_ERROR(RequireWriter("reading consumer positions"));
+  FATHOM_ASSIGN_OR_RETURN(Statement stmt,
+                          db_.Prepare("SELECT name, acked_id FROM consumers ORDER BY name",
+                                      "reading consumer positions"));
+  std::vector<std::pair<std::string, uint64_t>> out;
+  int rc;
+  while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
+    std::string name;
+    stmt.ColumnText(0, name);
+    out.emplace_back(std::move(name), static_cast<uint64_t>(stmt.ColumnInt(1)));
+  }
+  if (rc != SQLITE_DONE) return db_.Error(rc, "reading consumer positions");
+  return out;
 }
 
 Status SqliteStore::Replay(const ReplayQuery& query, const std::function<bool(const Event&)>& fn) {

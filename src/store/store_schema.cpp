@@ -10,6 +10,12 @@
 namespace fathom::store {
 namespace {
 
+// Durable consumers' acknowledged ids; added to version 2 without changing its number (older
+// version 2 stores get it from their first writer; readers never need it).
+constexpr const char* kCreateConsumers =
+    "CREATE TABLE IF NOT EXISTS consumers(name TEXT PRIMARY KEY, acked_id INTEGER NOT NULL) "
+    "WITHOUT ROWID";
+
 constexpr const char* kCreateSchema =
     "CREATE TABLE chunks(first_id INTEGER PRIMARY KEY, last_id INTEGER NOT NULL,"
     " min_ts INTEGER NOT NULL, max_ts INTEGER NOT NULL, data BLOB NOT NULL);"
@@ -124,6 +130,7 @@ Status PrepareWriter(const Connection& db, bool sync_full) {
     created = version.ok() ? Status::Ok() : version.status();
     if (created.ok() && version.value() == 1) created = MigrateFromVersion1(db, kCreateSchema);
   }
+  if (created.ok()) created = db.Exec(kCreateConsumers, "creating the consumers table");
   if (created.ok()) created = db.Exec("COMMIT", "committing the schema");
   if (!created.ok()) db.RollbackIfOpen();
   return created;

@@ -10,6 +10,7 @@
 //     it: those events are no longer held and replay skips them).
 //   positions(source PRIMARY KEY, position) — how far each source with a durable log has been
 //     stored, written in the transaction of the events it covers.
+//   consumers(name PRIMARY KEY, acked_id) — the id each durable consumer has processed through.
 // Version 1 (one row per event in `events`) is converted in place by the first writer.
 // There is no index on paths: prefix replays decode chunks in id order (millions of events/s)
 // and filter.
