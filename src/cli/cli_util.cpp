@@ -1,5 +1,7 @@
 #include "cli/cli_util.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
 
 namespace fathom::cli {
@@ -45,6 +47,14 @@ CLI::Option* AddFormatOption(CLI::App& app, Format& target, const std::string& d
 int Fail(const std::string& command, const std::string& message, int code) {
   std::fprintf(stderr, "fathom %s: %s\n", command.c_str(), message.c_str());
   return code;
+}
+
+void LogWatchSummary(const WatchSummary& s, std::string_view verb) {
+  spdlog::info(
+      "stopped: {} events {} (last id {}), {} overflows, {} rescans, {} unresolved, "
+      "{} directories not watched",
+      s.events_written, verb, s.last_id, s.source.overflows, s.source.rescans, s.source.unresolved,
+      s.source.watch_failures);
 }
 
 }  // namespace fathom::cli

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "fathom/format.h"
+#include "fathom/pipeline.h"
 #include "fathom/status.h"
 
 namespace fathom::cli {
@@ -18,6 +19,8 @@ inline constexpr int kExitUsage = 2;
 Result<std::chrono::seconds> ParseDuration(const std::string& text);
 // Adds --format with its documented choices; `target` receives the parsed format.
 CLI::Option* AddFormatOption(CLI::App& app, Format& target, const std::string& default_name);
+// Logs the closing line of a watch pipeline ("stopped: N events <verb> (last id ...), ...").
+void LogWatchSummary(const WatchSummary& summary, std::string_view verb);
 // Prints "fathom <cmd>: <message>" to stderr and returns `code`.
 int Fail(const std::string& command, const std::string& message, int code);
 

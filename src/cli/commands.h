@@ -12,5 +12,9 @@ using CommandRunner = std::function<int()>;
 
 CommandRunner AddWatchCommand(CLI::App& app);
 CommandRunner AddEventsCommand(CLI::App& app);
+CommandRunner AddCollectCommand(CLI::App& app);
+CommandRunner AddAggregateCommand(CLI::App& app);
+CommandRunner AddSubscribeCommand(CLI::App& app);
+CommandRunner AddKeygenCommand(CLI::App& app);
 
 }  // namespace fathom::cli

@@ -27,6 +27,10 @@ int main(int argc, char** argv) {
   };
   add(&fathom::cli::AddWatchCommand);
   add(&fathom::cli::AddEventsCommand);
+  add(&fathom::cli::AddCollectCommand);
+  add(&fathom::cli::AddAggregateCommand);
+  add(&fathom::cli::AddSubscribeCommand);
+  add(&fathom::cli::AddKeygenCommand);
 
   try {
     app.parse(argc, argv);

@@ -62,12 +62,7 @@ int RunWatch(const WatchArgs& args) {
   RegisterBuiltinSources(registry);
   auto summary = pipeline.Run(registry);
   if (!summary.ok()) return Fail("watch", summary.status().message(), kExitFailure);
-  const auto& s = summary.value();
-  spdlog::info(
-      "stopped: {} events written (last id {}), {} overflows, {} rescans, {} unresolved, "
-      "{} directories not watched",
-      s.events_written, s.last_id, s.source.overflows, s.source.rescans, s.source.unresolved,
-      s.source.watch_failures);
+  LogWatchSummary(summary.value(), "written");
   return kExitOk;
 }
 

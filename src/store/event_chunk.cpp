@@ -1,26 +1,12 @@
 #include "store/event_chunk.h"
 
+#include "core/varint.h"
+
 #include <algorithm>
 #include <vector>
 
 namespace fathom::store {
 namespace {
-
-void PutVarint(std::string& out, uint64_t v) {
-  char buf[10];
-  size_t n = 0;
-  while (v >= 0x80) {
-    buf[n++] = static_cast<char>((v & 0x7f) | 0x80);
-    v >>= 7;
-  }
-  buf[n++] = static_cast<char>(v);
-  out.append(buf, n);
-}
-
-void PutBytes(std::string& out, std::string_view s) {
-  PutVarint(out, s.size());
-  out.append(s);
-}
 
 uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
 int64_t UnZigZag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
@@ -35,7 +21,7 @@ class StringTable {
       return;
     }
     PutVarint(out, strings_.size());
-    PutBytes(out, s);
+    PutString(out, s);
     strings_.push_back(s);
   }
 
@@ -105,9 +91,9 @@ void EncodeChunk(std::span<const Event> events, std::string& out) {
     strings.Put(out, e.source);
     const size_t shared = SharedPrefix(prev_path, e.path);
     PutVarint(out, shared);
-    PutBytes(out, std::string_view(e.path).substr(shared));
+    PutString(out, std::string_view(e.path).substr(shared));
     prev_path = e.path;
-    PutBytes(out, e.attrs);
+    PutString(out, e.attrs);
   }
 }
 

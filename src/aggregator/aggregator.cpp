@@ -1,0 +1,640 @@
+// aggregator.cpp — Create()/Run()/Stop() and the network thread: routing of collector requests
+// to the commit thread, consumer sessions, delivery from the ring or by replay, heartbeats,
+// expiry of silent peers, hostile-frame answers.
+#include "aggregator/aggregator.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <thread>
+
+#include "aggregator/commit_queue.h"
+#include "aggregator/commit_worker.h"
+#include "aggregator/consumer_session.h"
+#include "aggregator/counters.h"
+#include "aggregator/event_ring.h"
+#include "aggregator/mailbox.h"
+#include "aggregator/replay_worker.h"
+#include "security/zap_handler.h"
+#include "security/zmq_handle.h"
+
+namespace fathom::aggregator {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using security::ZmqFrame;
+using security::ZmqSocket;
+
+constexpr size_t kMaxEventsPerMessage = 4096;
+constexpr size_t kMaxBytesPerMessage = 4u << 20;
+constexpr size_t kMaxScanPerMessage = 1u << 16;
+constexpr int kMessagesPerPump = 4;
+constexpr size_t kReceivesPerTurn = 512;
+constexpr auto kPositionFlushInterval = std::chrono::milliseconds(100);
+constexpr auto kSweepInterval = std::chrono::milliseconds(250);
+constexpr auto kIdlePoll = std::chrono::milliseconds(100);
+constexpr auto kBlockedPoll = std::chrono::milliseconds(5);
+
+enum class SendResult { kSent, kBlocked, kGone };
+
+struct PeerInfo {
+  Clock::time_point last_heard;
+  std::string collector;  // "" unless the peer sent Hello or Batch
+};
+
+struct ClientView {
+  std::string name;
+  uint32_t roles = 0;
+  const std::vector<std::string>* grants = nullptr;
+};
+
+const std::vector<std::string> kEverything{"/"};
+
+size_t EventBytes(const Event& e) {
+  return e.path.size() + e.root.size() + e.source.size() + e.attrs.size() + 32;
+}
+
+}  // namespace
+
+struct Aggregator::State {
+  explicit State(AggregatorOptions o)
+      : options(std::move(o)),
+        queue(options.commit_queue_events),
+        commits(wakeup),
+        replays(wakeup),
+        ring(options.ring_capacity, 0) {}
+
+  // Declared first: the context outlives every socket below.
+  security::ZmqContext context;
+  AggregatorOptions options;
+  Counters counters;
+  std::unique_ptr<security::ZapHandler> zap;
+  ZmqSocket router;
+  std::string endpoint;
+  Wakeup wakeup;
+  CommitQueue queue;
+  Mailbox<CommitOutput> commits;
+  Mailbox<ReplayResult> replays;
+  std::unique_ptr<CommitWorker> commit_worker;
+  std::unique_ptr<ReplayWorker> replay_worker;
+  std::unique_ptr<EventStore> lookups;  // read-only: oldest id held, for subscriptions
+  std::atomic<bool> stop{false};
+  bool ran = false;
+
+  // Network thread only.
+  EventRing ring;
+  std::map<std::string, uint64_t> durable;        // acknowledged id per durable name
+  std::map<std::string, uint64_t> durable_dirty;  // not yet handed to the commit thread
+  std::map<std::string, PeerInfo> peers;
+  std::map<std::string, ConsumerSession> sessions;  // by peer
+  std::map<uint64_t, std::string> session_peers;    // session number -> peer
+  uint64_t next_session = 1;
+
+  void Serve();
+  void ReceiveOne();
+  void Handle(const std::string& peer, ZmqFrame& body);
+  std::optional<ClientView> Authorize(ZmqFrame& body);
+  void OnHello(const std::string& peer, const ClientView& client, wire::Hello hello);
+  void OnBatch(const std::string& peer, const ClientView& client, wire::Batch batch);
+  void OnSubscribe(const std::string& peer, const ClientView& client, const wire::Subscribe& sub);
+  void OnAck(const std::string& peer, const wire::Ack& ack);
+  void TakeCommits();
+  void TakeReplays();
+  void Pump(ConsumerSession& s);
+  bool PumpAll();  // true when some session waits on a full peer queue
+  void Heartbeats(Clock::time_point now);
+  void Sweep(Clock::time_point now);
+  void FlushPositions();
+  void DropSession(const std::string& peer);
+  SendResult Send(const std::string& peer, const std::string& frame);
+  void SendError(const std::string& peer, wire::ErrorCode code, uint64_t position,
+                 std::string message);
+  AggregatorStats Snapshot() const;
+};
+
+SendResult Aggregator::State::Send(const std::string& peer, const std::string& frame) {
+  if (zmq_send(router.get(), peer.data(), peer.size(), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) {
+    return zmq_errno() == EAGAIN ? SendResult::kBlocked : SendResult::kGone;
+  }
+  if (zmq_send(router.get(), frame.data(), frame.size(), ZMQ_DONTWAIT) < 0) {
+    return SendResult::kGone;
+  }
+  return SendResult::kSent;
+}
+
+void Aggregator::State::SendError(const std::string& peer, wire::ErrorCode code,
+                                  uint64_t position, std::string message) {
+  Counters::Add(counters.errors_sent, 1);
+  spdlog::debug("error {} to a client: {}", static_cast<uint32_t>(code), message);
+  Send(peer, wire::Encode(wire::Error{code, position, std::move(message)}));
+}
+
+std::optional<ClientView> Aggregator::State::Authorize(ZmqFrame& body) {
+  if (options.insecure) return ClientView{"(insecure)", security::role::kAll, &kEverything};
+  const security::ClientGrant* grant = options.clients.Find(body.property("User-Id"));
+  if (grant == nullptr) return std::nullopt;
+  return ClientView{grant->name, grant->roles, &grant->paths};
+}
+
+void Aggregator::State::ReceiveOne() {
+  ZmqFrame id;
+  if (zmq_msg_recv(id.get(), router.get(), ZMQ_DONTWAIT) < 0) return;
+  const std::string peer(id.view());
+  ZmqFrame body;
+  if (!id.more() || zmq_msg_recv(body.get(), router.get(), 0) < 0) return;
+  if (body.more()) {
+    while (body.more()) {
+      ZmqFrame rest;
+      if (zmq_msg_recv(rest.get(), router.get(), 0) < 0) break;
+      if (!rest.more()) break;
+    }
+    SendError(peer, wire::ErrorCode::kMalformed, 0,
+              "a message is exactly one ZeroMQ frame; this one had several");
+    return;
+  }
+  Handle(peer, body);
+}
+
+void Aggregator::State::Handle(const std::string& peer, ZmqFrame& body) {
+  auto& info = peers[peer];
+  info.last_heard = Clock::now();
+  const std::string_view frame = body.view();
+  auto decoded = wire::Decode(frame);
+  if (!decoded.ok()) {
+    const bool version = frame.size() >= 3 && static_cast<uint8_t>(frame[0]) == wire::kMagic0 &&
+                         static_cast<uint8_t>(frame[1]) == wire::kMagic1 &&
+                         static_cast<uint8_t>(frame[2]) != wire::kWireVersion;
+    SendError(peer, version ? wire::ErrorCode::kVersion : wire::ErrorCode::kMalformed, 0,
+              decoded.status().message());
+    return;
+  }
+  auto client = Authorize(body);
+  if (!client) {
+    SendError(peer, wire::ErrorCode::kNotPermitted, 0, "the client's key is not admitted");
+    return;
+  }
+  wire::Message& m = decoded.value();
+  if (auto* hello = std::get_if<wire::Hello>(&m)) {
+    OnHello(peer, *client, std::move(*hello));
+  } else if (auto* batch = std::get_if<wire::Batch>(&m)) {
+    OnBatch(peer, *client, std::move(*batch));
+  } else if (auto* sub = std::get_if<wire::Subscribe>(&m)) {
+    OnSubscribe(peer, *client, *sub);
+  } else if (auto* ack = std::get_if<wire::Ack>(&m)) {
+    OnAck(peer, *ack);
+  } else if (std::holds_alternative<wire::StatsRequest>(m)) {
+    Send(peer, wire::Encode(wire::Stats{Snapshot().ToJson()}));
+  } else {
+    auto type = wire::PeekType(frame);
+    SendError(peer, wire::ErrorCode::kMalformed, 0,
+              "message type " + std::to_string(type.ok() ? static_cast<int>(type.value()) : -1) +
+                  " is sent by the aggregator, not to it");
+  }
+}
+
+void Aggregator::State::OnHello(const std::string& peer, const ClientView& client,
+                                wire::Hello hello) {
+  if ((client.roles & security::role::kCollect) == 0) {
+    SendError(peer, wire::ErrorCode::kNotPermitted, 0,
+              "client " + client.name + " lacks the collect role (add it to its roles in the "
+              "aggregator's client list)");
+    return;
+  }
+  if (hello.collector.empty()) {
+    SendError(peer, wire::ErrorCode::kMalformed, 0, "Hello needs a collector name");
+    return;
+  }
+  peers[peer].collector = hello.collector;
+  queue.Push(HelloItem{peer, std::move(hello.collector)});
+}
+
+void Aggregator::State::OnBatch(const std::string& peer, const ClientView& client,
+                                wire::Batch batch) {
+  if ((client.roles & security::role::kCollect) == 0) {
+    SendError(peer, wire::ErrorCode::kNotPermitted, 0,
+              "client " + client.name + " lacks the collect role (add it to its roles in the "
+              "aggregator's client list)");
+    return;
+  }
+  if (batch.collector.empty() || batch.to_position <= batch.from_position) {
+    SendError(peer, wire::ErrorCode::kMalformed, 0,
+              "a Batch needs a collector name and to_position > from_position (got " +
+                  std::to_string(batch.from_position) + ".." + std::to_string(batch.to_position) +
+                  ")");
+    return;
+  }
+  for (const auto& e : batch.events) {
+    bool granted = false;
+    for (const auto& g : *client.grants) granted = granted || security::PathUnder(e.path, g);
+    if (!granted) {
+      SendError(peer, wire::ErrorCode::kNotPermitted, 0,
+                "client " + client.name + " may not report events on " + e.path +
+                    " (outside its granted paths)");
+      return;
+    }
+  }
+  peers[peer].collector = batch.collector;
+  Counters::Add(counters.events_received, batch.events.size());
+  queue.Push(BatchItem{peer, std::move(batch)});
+}
+
+void Aggregator::State::OnSubscribe(const std::string& peer, const ClientView& client,
+                                    const wire::Subscribe& sub) {
+  if ((client.roles & security::role::kSubscribe) == 0) {
+    SendError(peer, wire::ErrorCode::kNotPermitted, 0,
+              "client " + client.name + " lacks the subscribe role (add it to its roles in the "
+              "aggregator's client list)");
+    return;
+  }
+  ConsumerFilter filter;
+  filter.prefix = NormalizePrefix(sub.path_prefix);
+  filter.recursive = sub.recursive;
+  filter.kinds = sub.kinds;
+  filter.grants = *client.grants;
+  if (!filter.prefix.empty()) {
+    if (filter.prefix.front() != '/') {
+      SendError(peer, wire::ErrorCode::kMalformed, 0,
+                "path prefix '" + sub.path_prefix + "' is not absolute");
+      return;
+    }
+    bool overlaps = false;
+    for (const auto& g : filter.grants) {
+      overlaps = overlaps || security::PathUnder(filter.prefix, g) ||
+                 security::PathUnder(g, filter.prefix);
+    }
+    if (!overlaps) {
+      SendError(peer, wire::ErrorCode::kNotPermitted, 0,
+                "client " + client.name + " is granted no path under " + filter.prefix);
+      return;
+    }
+  }
+  const uint64_t last = ring.last_id();
+  uint64_t start_after = last;
+  auto known = durable.find(sub.name);
+  if (sub.has_since) {
+    start_after = sub.since;
+  } else if (!sub.name.empty() && known != durable.end()) {
+    start_after = known->second;
+  }
+  auto first = lookups->FirstId();
+  if (!first.ok()) {
+    SendError(peer, wire::ErrorCode::kUnavailable, 0,
+              "the aggregator cannot read its store: " + first.status().message());
+    return;
+  }
+  const uint64_t first_id = first.value();
+  const uint64_t gone_through =
+      first_id == 0 ? (start_after < last ? last : 0) : (start_after + 1 < first_id ? first_id - 1 : 0);
+  if (gone_through != 0) {
+    SendError(peer, wire::ErrorCode::kPurged, first_id,
+              "ids " + std::to_string(start_after + 1) + "–" + std::to_string(gone_through) +
+                  " are gone (removed by retention or purge); the oldest id held is " +
+                  (first_id == 0 ? std::string("none") : std::to_string(first_id)) +
+                  ": subscribe with since " + std::to_string(gone_through) +
+                  " to continue from there");
+    return;
+  }
+  DropSession(peer);
+  ConsumerSession& s = sessions[peer];
+  s.number = next_session++;
+  s.peer = peer;
+  s.name = sub.name;
+  s.filter = std::move(filter);
+  s.cursor = start_after;
+  s.acked = start_after;
+  s.credit = sub.credit;
+  s.last_sent = Clock::now();
+  session_peers[s.number] = peer;
+  if (!s.name.empty() && known == durable.end()) {
+    durable[s.name] = start_after;
+    durable_dirty[s.name] = start_after;
+  }
+  Counters::Set(counters.consumers, sessions.size());
+  Send(peer, wire::Encode(wire::Subscribed{start_after, first_id, last}));
+}
+
+void Aggregator::State::OnAck(const std::string& peer, const wire::Ack& ack) {
+  auto it = sessions.find(peer);
+  if (it == sessions.end()) {
+    SendError(peer, wire::ErrorCode::kUnknownSession, 0,
+              "no subscription from this connection (the aggregator may have restarted): "
+              "subscribe again with since = the last id received");
+    return;
+  }
+  ConsumerSession& s = it->second;
+  s.Acknowledge(ack.id, ack.credit);
+  if (!s.name.empty()) {
+    uint64_t& known = durable[s.name];
+    if (s.acked > known) {
+      known = s.acked;
+      durable_dirty[s.name] = s.acked;
+    }
+  }
+}
+
+void Aggregator::State::DropSession(const std::string& peer) {
+  auto it = sessions.find(peer);
+  if (it == sessions.end()) return;
+  session_peers.erase(it->second.number);
+  sessions.erase(it);
+  Counters::Set(counters.consumers, sessions.size());
+}
+
+void Aggregator::State::TakeCommits() {
+  for (auto& output : commits.Take()) {
+    for (const auto& reply : output.replies) {
+      if (reply.error) Counters::Add(counters.errors_sent, 1);
+      Send(reply.peer, reply.frame);
+    }
+    if (!output.committed.empty()) ring.Append(std::move(output.committed));
+  }
+}
+
+void Aggregator::State::TakeReplays() {
+  for (auto& result : replays.Take()) {
+    auto peer = session_peers.find(result.session);
+    if (peer == session_peers.end()) continue;  // the session ended meanwhile
+    ConsumerSession& s = sessions.at(peer->second);
+    s.replaying = false;
+    if (result.gone) {
+      const std::string who = peer->second;
+      SendError(who, wire::ErrorCode::kPurged, result.first_held,
+                "ids " + std::to_string(result.gone->first) + "–" +
+                    std::to_string(result.gone->second) +
+                    " are gone (removed by retention or purge) before they could be sent; "
+                    "the oldest id held is " + std::to_string(result.first_held));
+      DropSession(who);
+      continue;
+    }
+    if (!result.status.ok()) {
+      const std::string who = peer->second;
+      spdlog::warn("replay for a consumer failed: {}", result.status.message());
+      SendError(who, wire::ErrorCode::kUnavailable, 0,
+                "replay failed: " + result.status.message() + "; subscribe again later");
+      DropSession(who);
+      continue;
+    }
+    if (result.after_id != s.cursor) continue;
+    const uint64_t last_event = result.events.empty() ? 0 : result.events.back().id;
+    const auto count = static_cast<uint32_t>(result.events.size());
+    std::string frame =
+        wire::Encode(wire::Events{result.after_id, result.through_id, std::move(result.events)});
+    s.waiting = ConsumerSession::Waiting{std::move(frame), result.through_id, last_event, count};
+  }
+}
+
+void Aggregator::State::Pump(ConsumerSession& s) {
+  for (int sent = 0; sent < kMessagesPerPump; ++sent) {
+    if (!s.waiting) {
+      if (s.gone || s.replaying || s.cursor >= ring.last_id() || s.Available() == 0) return;
+      const size_t max_events = std::min<uint64_t>(s.Available(), kMaxEventsPerMessage);
+      if (!ring.Holds(s.cursor + 1)) {
+        s.replaying = true;
+        replay_worker->Request(ReplayRequest{s.number, s.cursor, ring.first_id() - 1, max_events,
+                                             s.filter});
+        return;
+      }
+      std::vector<Event> events;
+      size_t bytes = 0;
+      uint64_t through = s.cursor;
+      const uint64_t end = std::min<uint64_t>(ring.last_id(), s.cursor + kMaxScanPerMessage);
+      for (uint64_t id = s.cursor + 1; id <= end; ++id) {
+        const Event& e = ring.At(id);
+        through = id;
+        if (!s.filter.Matches(e)) continue;
+        events.push_back(e);
+        bytes += EventBytes(e);
+        if (events.size() >= max_events || bytes >= kMaxBytesPerMessage) break;
+      }
+      const uint64_t last_event = events.empty() ? 0 : events.back().id;
+      const auto count = static_cast<uint32_t>(events.size());
+      s.waiting = ConsumerSession::Waiting{
+          wire::Encode(wire::Events{s.cursor, through, std::move(events)}), through, last_event,
+          count};
+    }
+    switch (Send(s.peer, s.waiting->frame)) {
+      case SendResult::kBlocked:
+        return;
+      case SendResult::kGone:
+        s.waiting.reset();
+        s.gone = true;
+        return;
+      case SendResult::kSent:
+        s.Sent(s.waiting->through_id, s.waiting->last_event_id, s.waiting->count);
+        Counters::Add(counters.events_sent, s.waiting->count);
+        s.waiting.reset();
+        s.last_sent = Clock::now();
+        break;
+    }
+  }
+}
+
+bool Aggregator::State::PumpAll() {
+  bool blocked = false;
+  std::vector<std::string> gone;
+  for (auto& [peer, s] : sessions) {
+    Pump(s);
+    if (s.gone) gone.push_back(peer);
+    blocked = blocked || s.waiting.has_value();
+  }
+  for (const auto& peer : gone) {
+    DropSession(peer);
+    peers.erase(peer);
+  }
+  return blocked;
+}
+
+void Aggregator::State::Heartbeats(Clock::time_point now) {
+  std::vector<std::string> gone;
+  for (auto& [peer, s] : sessions) {
+    if (s.waiting || now - s.last_sent < options.heartbeat_interval) continue;
+    if (Send(peer, wire::Encode(wire::Heartbeat{s.cursor})) == SendResult::kGone) {
+      gone.push_back(peer);
+    } else {
+      s.last_sent = now;
+    }
+  }
+  for (const auto& peer : gone) {
+    DropSession(peer);
+    peers.erase(peer);
+  }
+}
+
+void Aggregator::State::Sweep(Clock::time_point now) {
+  uint64_t collectors = 0;
+  for (auto it = peers.begin(); it != peers.end();) {
+    if (now - it->second.last_heard > options.session_timeout) {
+      DropSession(it->first);
+      it = peers.erase(it);
+      continue;
+    }
+    if (!it->second.collector.empty()) ++collectors;
+    ++it;
+  }
+  Counters::Set(counters.collectors, collectors);
+}
+
+void Aggregator::State::FlushPositions() {
+  if (durable_dirty.empty()) return;
+  ConsumerPositionsItem item;
+  item.positions.assign(durable_dirty.begin(), durable_dirty.end());
+  durable_dirty.clear();
+  queue.Push(std::move(item));
+}
+
+void Aggregator::State::Serve() {
+  auto next_flush = Clock::now() + kPositionFlushInterval;
+  auto next_sweep = Clock::now() + kSweepInterval;
+  auto next_stats = Clock::now() + options.stats_interval;
+  bool blocked = false;
+  while (!stop.load()) {
+    zmq_pollitem_t items[2] = {{nullptr, wakeup.fd(), ZMQ_POLLIN, 0},
+                               {router.get(), 0, ZMQ_POLLIN, 0}};
+    const bool reading = !queue.Full();
+    const auto timeout = blocked ? kBlockedPoll : kIdlePoll;
+    if (zmq_poll(items, reading ? 2 : 1, static_cast<long>(timeout.count())) < 0 &&
+        zmq_errno() == ETERM) {
+      break;
+    }
+    if (items[0].revents & ZMQ_POLLIN) wakeup.Clear();
+    TakeCommits();
+    TakeReplays();
+    if (reading && (items[1].revents & ZMQ_POLLIN)) {
+      for (size_t i = 0; i < kReceivesPerTurn && !queue.Full(); ++i) {
+        int events = 0;
+        size_t size = sizeof(events);
+        zmq_getsockopt(router.get(), ZMQ_EVENTS, &events, &size);
+        if ((events & ZMQ_POLLIN) == 0) break;
+        ReceiveOne();
+      }
+    }
+    blocked = PumpAll();
+    const auto now = Clock::now();
+    Heartbeats(now);
+    if (now >= next_flush) {
+      FlushPositions();
+      next_flush = now + kPositionFlushInterval;
+    }
+    if (now >= next_sweep) {
+      Sweep(now);
+      next_sweep = now + kSweepInterval;
+    }
+    if (options.stats_interval.count() > 0 && now >= next_stats) {
+      spdlog::info("stats {}", Snapshot().ToJson());
+      next_stats = now + options.stats_interval;
+    }
+  }
+}
+
+AggregatorStats Aggregator::State::Snapshot() const {
+  AggregatorStats s;
+  s.events_received = Counters::Get(counters.events_received);
+  s.events_committed = Counters::Get(counters.events_committed);
+  s.duplicate_events = Counters::Get(counters.duplicate_events);
+  s.events_sent = Counters::Get(counters.events_sent);
+  s.batches_committed = Counters::Get(counters.batches_committed);
+  s.commits = Counters::Get(counters.commits);
+  s.commit_failures = Counters::Get(counters.commit_failures);
+  s.commit_latency_us_last = Counters::Get(counters.commit_us_last);
+  s.commit_latency_us_max = Counters::Get(counters.commit_us_max);
+  s.commit_latency_us_mean = s.commits == 0 ? 0 : Counters::Get(counters.commit_us_total) / s.commits;
+  s.collectors = Counters::Get(counters.collectors);
+  s.consumers = Counters::Get(counters.consumers);
+  s.refused_clients = zap ? zap->refused() : 0;
+  s.errors_sent = Counters::Get(counters.errors_sent);
+  s.last_id = Counters::Get(counters.last_id);
+  return s;
+}
+
+Result<std::unique_ptr<Aggregator>> Aggregator::Create(AggregatorOptions options) {
+  if (!options.insecure && (!security::IsZ85Key(options.server_keys.public_key) ||
+                            !security::IsZ85Key(options.server_keys.secret_key))) {
+    return Status::Error(
+        "the aggregator needs a CURVE server key pair (make one with `fathom keygen -o server`), "
+        "or explicitly --insecure");
+  }
+  auto state = std::make_unique<State>(std::move(options));
+  AggregatorOptions& o = state->options;
+  FATHOM_ASSIGN_OR_RETURN(state->wakeup, Wakeup::Open());
+
+  FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<EventStore> writer, EventStore::Open(o.store));
+  FATHOM_ASSIGN_OR_RETURN(auto consumer_positions, writer->ConsumerPositions());
+  FATHOM_ASSIGN_OR_RETURN(uint64_t last_id, writer->LastId());
+  StoreOptions read_only = o.store;
+  read_only.read_only = true;
+  FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<EventStore> reader, EventStore::Open(read_only));
+  FATHOM_ASSIGN_OR_RETURN(state->lookups, EventStore::Open(read_only));
+  state->ring = EventRing(o.ring_capacity, last_id);
+  Counters::Set(state->counters.last_id, last_id);
+  state->durable.insert(consumer_positions.begin(), consumer_positions.end());
+  state->commit_worker =
+      std::make_unique<CommitWorker>(std::move(writer), state->queue, state->commits,
+                                     state->counters, o.purge_acknowledged, consumer_positions);
+  state->replay_worker = std::make_unique<ReplayWorker>(std::move(reader), state->replays);
+
+  const std::string what = "the aggregator's socket on " + o.listen;
+  FATHOM_ASSIGN_OR_RETURN(state->router, ZmqSocket::Open(state->context.get(), ZMQ_ROUTER, what));
+  ZmqSocket& r = state->router;
+  FATHOM_RETURN_IF_ERROR(r.SetInt(ZMQ_ROUTER_MANDATORY, 1, what));
+  const int64_t max_frame = static_cast<int64_t>(o.max_frame_bytes);
+  FATHOM_RETURN_IF_ERROR(r.Set(ZMQ_MAXMSGSIZE, &max_frame, sizeof(max_frame), what));
+  FATHOM_RETURN_IF_ERROR(r.SetInt(ZMQ_SNDHWM, 10000, what));
+  if (o.insecure) {
+    spdlog::warn("--insecure: clients connect without CURVE keys and every client may collect "
+                 "and subscribe to every path");
+  } else {
+    FATHOM_ASSIGN_OR_RETURN(state->zap,
+                            security::ZapHandler::Start(state->context.get(), o.clients));
+    FATHOM_RETURN_IF_ERROR(r.SetInt(ZMQ_CURVE_SERVER, 1, what));
+    FATHOM_RETURN_IF_ERROR(r.SetString(ZMQ_CURVE_SECRETKEY, o.server_keys.secret_key, what));
+    FATHOM_RETURN_IF_ERROR(r.SetString(ZMQ_ZAP_DOMAIN, "fathom", what));
+  }
+  if (zmq_bind(r.get(), o.listen.c_str()) != 0) {
+    return security::ZmqError("binding " + o.listen +
+                              " (is another aggregator listening there, or is the address wrong?)");
+  }
+  char bound[256] = {};
+  size_t size = sizeof(bound);
+  zmq_getsockopt(r.get(), ZMQ_LAST_ENDPOINT, bound, &size);
+  state->endpoint = bound;
+  return std::unique_ptr<Aggregator>(new Aggregator(std::move(state)));
+}
+
+Aggregator::Aggregator(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+Aggregator::~Aggregator() {
+  // Sockets close before the context terminates (State's member order).
+  state_->router.Close();
+  state_->zap.reset();
+}
+
+const std::string& Aggregator::endpoint() const { return state_->endpoint; }
+
+void Aggregator::Stop() {
+  state_->stop = true;
+  state_->wakeup.Signal();
+}
+
+AggregatorStats Aggregator::Stats() const { return state_->Snapshot(); }
+
+Status Aggregator::Run() {
+  State& s = *state_;
+  if (s.ran) return Status::Error("Aggregator::Run() called twice");
+  s.ran = true;
+  spdlog::info("aggregating on {} into {}", s.endpoint, s.options.store.path);
+  std::thread committer([&s] { s.commit_worker->Run(); });
+  std::thread replayer([&s] { s.replay_worker->Run(); });
+  s.Serve();
+  s.FlushPositions();
+  s.queue.Close();
+  committer.join();
+  s.replay_worker->Close();
+  replayer.join();
+  s.TakeCommits();  // acknowledgements of the last commits
+  spdlog::info("aggregator stopped: {}", s.Snapshot().ToJson());
+  return Status::Ok();
+}
+
+}  // namespace fathom::aggregator

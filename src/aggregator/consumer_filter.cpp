@@ -1,0 +1,32 @@
+// consumer_filter.cpp — subscription and grant matching.
+#include "aggregator/consumer_filter.h"
+
+#include "security/client_list.h"
+
+namespace fathom::aggregator {
+
+std::string NormalizePrefix(std::string prefix) {
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  return prefix;
+}
+
+bool ConsumerFilter::Matches(const Event& e) const {
+  if ((e.mask & kinds & ~kind::kIsDir) == 0 && (e.mask & kind::kAlwaysDelivered) == 0) {
+    return false;
+  }
+  bool granted = false;
+  for (const auto& g : grants) {
+    if (security::PathUnder(e.path, g)) {
+      granted = true;
+      break;
+    }
+  }
+  if (!granted) return false;
+  if (prefix.empty()) return true;
+  if (recursive) return security::PathUnder(e.path, prefix);
+  if (e.path == prefix) return true;
+  return security::PathUnder(e.path, prefix) &&
+         e.path.find('/', prefix.size() + 1) == std::string::npos;
+}
+
+}  // namespace fathom::aggregator

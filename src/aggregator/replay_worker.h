@@ -1,0 +1,66 @@
+// replay_worker.h — the replay thread: reads, from a read-only store connection, the events a
+// consumer behind the in-memory ring needs, one bounded slice per request, in request order,
+// so a replaying consumer never stalls commits or other consumers.
+//
+// A slice covers ids (after_id, through_id] with through_id <= upto, at most `max_events`
+// matching events and at most kMaxScan ids. When ids in the range are gone from the store
+// (retention, purge), the answer names them instead. Request() from the network thread;
+// results come back through a Mailbox. Run() on one thread until Close().
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "aggregator/consumer_filter.h"
+#include "aggregator/mailbox.h"
+#include "fathom/store.h"
+
+namespace fathom::aggregator {
+
+struct ReplayRequest {
+  uint64_t session = 0;     // the consumer session's unique number
+  uint64_t after_id = 0;
+  uint64_t upto = 0;        // the slice ends at or before this id
+  size_t max_events = 0;
+  ConsumerFilter filter;
+};
+
+struct ReplayResult {
+  uint64_t session = 0;
+  uint64_t after_id = 0;
+  uint64_t through_id = 0;
+  std::vector<Event> events;
+  std::optional<std::pair<uint64_t, uint64_t>> gone;  // ids no longer held
+  uint64_t first_held = 0;                            // with `gone`
+  Status status;                                      // a store failure
+};
+
+class ReplayWorker {
+ public:
+  static constexpr uint64_t kMaxScan = 1u << 16;
+
+  ReplayWorker(std::unique_ptr<EventStore> reader, Mailbox<ReplayResult>& out)
+      : reader_(std::move(reader)), out_(out) {}
+
+  void Request(ReplayRequest request);
+  void Close();
+  void Run();
+
+ private:
+  ReplayResult Slice(const ReplayRequest& request);
+
+  std::unique_ptr<EventStore> reader_;
+  Mailbox<ReplayResult>& out_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<ReplayRequest> requests_;  // guarded by mu_; at most one per consumer
+  bool closed_ = false;                 // guarded by mu_
+};
+
+}  // namespace fathom::aggregator

@@ -1,0 +1,167 @@
+// `fathom collect` — watch a local tree or a Lustre MDT and send its events to an aggregator
+// (or a NATS bus), each batch acknowledged after the far end committed it.
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "cli/signal_waiter.h"
+#include "cli/source_args.h"
+#include "client/client_keys.h"
+#include "fathom/client.h"
+#include "fathom/pipeline.h"
+
+namespace fathom::cli {
+namespace {
+
+// How long a stopping collector may still spend committing what it has read.
+constexpr auto kStopGrace = std::chrono::seconds(5);
+
+struct CollectArgs {
+  SourceArgs source;
+  std::string to;
+  std::string bus;
+  std::string name;
+  client::KeyArgs keys;
+  BusOptions bus_options;
+  uint64_t max_count = 0;
+  double timeout = 0;
+};
+
+// Forwards to the publisher, but once the far end has answered, a Stop() only reaches it after
+// kStopGrace (or at a second Stop()), so that a stopping collector still commits what it has
+// read while the aggregator answers, and gives up when it does not.
+class GracefulStopSink final : public EventSink {
+ public:
+  explicit GracefulStopSink(EventSink& inner) : inner_(inner) {}
+  ~GracefulStopSink() override {
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (timer_.joinable()) timer_.join();
+  }
+  Result<uint64_t> Position(std::string_view source) override {
+    auto position = inner_.Position(source);
+    if (position.ok()) reached_ = true;
+    return position;
+  }
+  Status Commit(std::vector<Event>& batch, const std::optional<SourcePosition>& position) override {
+    return inner_.Commit(batch, position);
+  }
+  void Stop() override {
+    std::lock_guard lock(mu_);
+    if (timer_.joinable() || !reached_) {  // a second Stop(), or nothing read to commit yet
+      inner_.Stop();
+      return;
+    }
+    timer_ = std::thread([this] {
+      std::unique_lock lock(mu_);
+      if (!cv_.wait_for(lock, kStopGrace, [this] { return done_; })) {
+        spdlog::warn("the aggregator did not take the last events within {} s; stopping without them",
+                     kStopGrace.count());
+      }
+      inner_.Stop();
+    });
+  }
+
+ private:
+  EventSink& inner_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;  // guarded by mu_
+  std::thread timer_;  // started by the first Stop()
+  std::atomic<bool> reached_{false};  // the far end answered: the source has started
+};
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return name;
+}
+
+int RunCollect(const CollectArgs& args) {
+  if (args.to.empty() == args.bus.empty()) {
+    return Fail("collect", "give where to send events: --to tcp://HOST:PORT (an aggregator) or --bus nats://HOST:PORT",
+                kExitUsage);
+  }
+  WatchOptions options;
+  Status applied = ApplySourceArgs(args.source, options);
+  if (!applied.ok()) return Fail("collect", applied.message(), kExitUsage);
+  options.out = nullptr;
+  options.max_count = args.max_count;
+  options.timeout = std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
+
+  PublisherOptions publisher_options;
+  publisher_options.endpoint = args.to.empty() ? args.bus : args.to;
+  publisher_options.collector = args.name.empty() ? HostName() + ":" + DescribeSource(options) : args.name;
+  publisher_options.bus = args.bus_options;
+  auto keys = client::LoadClientKeys(args.keys, publisher_options.endpoint);
+  if (!keys.ok()) return Fail("collect", keys.status().message(), kExitUsage);
+  publisher_options.keys = std::move(keys.value());
+  auto publisher = OpenPublisher(publisher_options);
+  if (!publisher.ok()) return Fail("collect", publisher.status().message(), kExitUsage);
+
+  GracefulStopSink sink(**publisher);
+  options.sink = &sink;
+  WatchPipeline pipeline(std::move(options));
+  std::atomic<bool> stopping{false};
+  SignalWaiter signals([&](int) {
+    stopping = true;
+    pipeline.Stop();
+  });
+  spdlog::info("collecting as '{}' into {}", publisher_options.collector, publisher_options.endpoint);
+  SourceRegistry registry;
+  RegisterBuiltinSources(registry);
+  auto summary = pipeline.Run(registry);
+  if (!summary.ok()) {
+    if (stopping) {
+      spdlog::info("stopped: {}; a restarted collector resumes from the position the far end holds",
+                   summary.status().message());
+      return kExitOk;
+    }
+    return Fail("collect", summary.status().message(), kExitFailure);
+  }
+  LogWatchSummary(summary.value(), "committed");
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandRunner AddCollectCommand(CLI::App& app) {
+  auto args = std::make_shared<CollectArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "collect",
+      "Watch a directory tree or a Lustre MDT and send its events to `fathom aggregate` (or a NATS "
+      "bus).\nEach batch is acknowledged after the far end committed it; a Lustre changelog is "
+      "cleared only then. While the far end is unreachable the collector retries and skips nothing.");
+  AddSourceOptions(*cmd, args->source);
+  cmd->add_option("--to", args->to, "The aggregator: tcp://HOST:PORT, ipc:///PATH, or nats://HOST:PORT")
+      ->type_name("ENDPOINT");
+  cmd->add_option("--bus", args->bus, "A NATS JetStream bus instead of an aggregator: nats://HOST:PORT[,...]")
+      ->type_name("URL");
+  cmd->add_option("--name", args->name,
+                  "Collector name; the aggregator keeps positions per name (default: HOST:SOURCE, "
+                  "SOURCE being the Lustre device or the first watched directory)")
+      ->type_name("NAME");
+  cmd->add_option("--key", args->keys.key_file, "This collector's CURVE key file (from `fathom keygen`)")
+      ->type_name("FILE.key");
+  cmd->add_option("--server-key", args->keys.server_key, "The aggregator's public key: a .pub file or Z85 text")
+      ->type_name("FILE.pub");
+  cmd->add_flag("--insecure", args->keys.insecure, "Plain ZeroMQ without CURVE (the aggregator runs --insecure)");
+  cmd->add_option("--stream", args->bus_options.stream, "JetStream stream name (nats:// only)")
+      ->default_str("FATHOM");
+  cmd->add_option("--replicas", args->bus_options.replicas, "JetStream stream replicas (nats:// only)")
+      ->default_str("1");
+  cmd->add_option("-n,--max-count", args->max_count, "Exit after N events")->type_name("N");
+  cmd->add_option("-t,--timeout", args->timeout, "Exit after SECONDS")->type_name("SECONDS");
+  return [args] { return RunCollect(*args); };
+}
+
+}  // namespace fathom::cli

@@ -1,0 +1,114 @@
+#include "wire/event_list.h"
+
+#include <algorithm>
+
+#include "store/event_chunk.h"
+#include "core/varint.h"
+#include "wire/wire_messages.h"
+
+namespace fathom::wire {
+namespace {
+
+// The fewest bytes one event takes in a chunk: eight one-byte varints.
+constexpr size_t kMinEventBytes = 8;
+
+size_t StringBytes(const Event& e) {
+  return e.root.size() + e.path.size() + e.source.size() + e.attrs.size();
+}
+
+}  // namespace
+
+void EncodeEventList(std::span<const Event> events, bool with_ids, std::string& out) {
+  PutVarint(out, events.size());
+  if (with_ids && !events.empty()) {
+    PutVarint(out, events.front().id);
+    for (size_t i = 1; i < events.size(); ++i) PutVarint(out, events[i].id - events[i - 1].id);
+  }
+  for (size_t begin = 0; begin < events.size(); begin += store::kMaxChunkEvents) {
+    const size_t n = std::min(store::kMaxChunkEvents, events.size() - begin);
+    const size_t start = out.size();
+    store::EncodeChunk(events.subspan(begin, n), out);
+    std::string length;
+    PutVarint(length, out.size() - start);
+    out.insert(start, length);
+  }
+}
+
+Status DecodeEventList(BodyReader& reader, bool with_ids, uint64_t after_id,
+                       uint64_t through_id, std::vector<Event>& out) {
+  out.clear();
+  uint64_t count = 0;
+  FATHOM_RETURN_IF_ERROR(reader.U64("event count", count));
+  if (count > kMaxBatchEvents) {
+    return reader.Fail("event count " + std::to_string(count) + " exceeds " +
+                       std::to_string(kMaxBatchEvents));
+  }
+  const size_t per_event = kMinEventBytes + (with_ids ? 1 : 0);
+  if (count > reader.remaining() / per_event) {
+    return reader.Fail("event count " + std::to_string(count) + " cannot fit in the " +
+                       std::to_string(reader.remaining()) + " bytes left");
+  }
+  const auto n = static_cast<size_t>(count);
+
+  std::vector<uint64_t> ids;
+  if (with_ids && n > 0) {
+    ids.resize(n);
+    FATHOM_RETURN_IF_ERROR(reader.U64("first event id", ids[0]));
+    if (ids[0] <= after_id || ids[0] > through_id) {
+      return reader.Fail("event id " + std::to_string(ids[0]) + " lies outside (" +
+                         std::to_string(after_id) + ", " + std::to_string(through_id) + "]");
+    }
+    for (size_t i = 1; i < n; ++i) {
+      uint64_t step = 0;
+      FATHOM_RETURN_IF_ERROR(reader.U64("event id increment", step));
+      if (step == 0 || step > through_id - ids[i - 1]) {
+        return reader.Fail("event id increment " + std::to_string(step) + " after id " +
+                           std::to_string(ids[i - 1]) + " is zero or passes through_id " +
+                           std::to_string(through_id));
+      }
+      ids[i] = ids[i - 1] + step;
+    }
+  }
+
+  out.reserve(n);
+  size_t string_bytes = 0;
+  bool too_large = false;
+  for (size_t chunk = 0; out.size() < n; ++chunk) {
+    const size_t want = std::min(store::kMaxChunkEvents, n - out.size());
+    const std::string chunk_name = "event chunk " + std::to_string(chunk);
+    std::string_view blob;
+    FATHOM_RETURN_IF_ERROR(reader.View(chunk_name + " length", blob));
+    BodyReader chunk_reader(blob, "");
+    uint64_t held = 0;
+    if (!chunk_reader.U64("", held).ok() || held != want) {
+      return reader.Fail(chunk_name + " does not start with its event count " +
+                         std::to_string(want));
+    }
+    const size_t before = out.size();
+    const Status decoded = store::DecodeChunk(blob, 0, [&](const Event& e) {
+      string_bytes += StringBytes(e);
+      if (string_bytes > kMaxDecodedStringBytes) {
+        too_large = true;
+        return false;
+      }
+      out.push_back(e);
+      out.back().id = with_ids ? ids[out.size() - 1] : 0;
+      return true;
+    });
+    if (too_large) {
+      return reader.Fail("the strings of events 0.." + std::to_string(out.size()) +
+                         " exceed " + std::to_string(kMaxDecodedStringBytes) + " bytes");
+    }
+    if (!decoded.ok()) {
+      if (out.size() - before == want) {
+        return reader.Fail(chunk_name + " has trailing bytes after its " +
+                           std::to_string(want) + " events");
+      }
+      return reader.Fail("event " + std::to_string(out.size()) + " (in " + chunk_name +
+                         ") is malformed");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace fathom::wire

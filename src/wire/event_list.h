@@ -1,0 +1,34 @@
+// event_list.h — the events of a Batch or an Events message on the wire.
+//
+// Layout: count (varint, at most kMaxBatchEvents); with ids only (Events), when count > 0,
+// the first id then count - 1 increments (varints, each >= 1); then the events in chunks of
+// store::kMaxChunkEvents (the last chunk holds the rest), each chunk its byte length (varint)
+// followed by store::EncodeChunk of its events (src/store/event_chunk.h).
+// Decoding caps the memory it allocates: the count must fit in the bytes left, and the
+// strings of all decoded events together may not exceed kMaxDecodedStringBytes (the path
+// prefix sharing and the string table could otherwise expand a small frame enormously).
+// Pure functions; no threads.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fathom/event.h"
+#include "fathom/status.h"
+#include "wire/body_reader.h"
+
+namespace fathom::wire {
+
+inline constexpr size_t kMaxDecodedStringBytes = 64u << 20;
+
+// Appends the event list; `with_ids` writes the ids (increasing), else they are ignored.
+void EncodeEventList(std::span<const Event> events, bool with_ids, std::string& out);
+
+// Reads an event list into `out` (replacing it). Without ids the events get id 0; with ids,
+// every id must lie in (after_id, through_id] and increase.
+Status DecodeEventList(BodyReader& reader, bool with_ids, uint64_t after_id,
+                       uint64_t through_id, std::vector<Event>& out);
+
+}  // namespace fathom::wire
