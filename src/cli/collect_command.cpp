@@ -29,6 +29,7 @@ struct CollectArgs {
   std::string name;
   client::KeyArgs keys;
   BusOptions bus_options;
+  std::string bus_max_age;
   uint64_t max_count = 0;
   double timeout = 0;
 };
@@ -102,6 +103,11 @@ int RunCollect(const CollectArgs& args) {
   publisher_options.endpoint = args.to.empty() ? args.bus : args.to;
   publisher_options.collector = args.name.empty() ? HostName() + ":" + DescribeSource(options) : args.name;
   publisher_options.bus = args.bus_options;
+  if (!args.bus_max_age.empty()) {
+    auto age = ParseDuration(args.bus_max_age);
+    if (!age.ok()) return Fail("collect", "bad --max-age: " + age.status().message(), kExitUsage);
+    publisher_options.bus.max_age = age.value();
+  }
   auto keys = client::LoadClientKeys(args.keys, publisher_options.endpoint);
   if (!keys.ok()) return Fail("collect", keys.status().message(), kExitUsage);
   publisher_options.keys = std::move(keys.value());
@@ -159,6 +165,12 @@ CommandRunner AddCollectCommand(CLI::App& app) {
       ->default_str("FATHOM");
   cmd->add_option("--replicas", args->bus_options.replicas, "JetStream stream replicas (nats:// only)")
       ->default_str("1");
+  cmd->add_option("--max-age", args->bus_max_age,
+                  "Stream retention when the collector creates the stream: MaxAge, e.g. 30d (nats:// only)")
+      ->type_name("DURATION");
+  cmd->add_option("--max-bytes", args->bus_options.max_bytes,
+                  "Stream retention when the collector creates the stream: MaxBytes (nats:// only)")
+      ->type_name("BYTES");
   cmd->add_option("-n,--max-count", args->max_count, "Exit after N events")->type_name("N");
   cmd->add_option("-t,--timeout", args->timeout, "Exit after SECONDS")->type_name("SECONDS");
   return [args] { return RunCollect(*args); };

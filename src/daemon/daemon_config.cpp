@@ -21,7 +21,7 @@ const std::map<std::string, std::vector<std::string>>& KnownKeys() {
       {"collect",
        {"paths", "source", "mount", "changelog-user", "lustre-library", "fid-cache", "recursive",
         "backend", "event", "include", "exclude", "set", "to", "bus", "name", "key", "server-key",
-        "insecure", "stream", "replicas"}},
+        "insecure", "stream", "replicas", "max-age", "max-bytes"}},
       {"subscribe",
        {"from", "bus", "since", "name", "path", "recursive", "event", "format", "key",
         "server-key", "insecure", "stream", "replicas", "output"}},

@@ -3,7 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,8 +12,6 @@
 #include <cstring>
 #include <filesystem>
 #include <thread>
-
-extern char** environ;
 
 namespace fathom::daemon {
 namespace {
@@ -53,34 +51,34 @@ void RoleSupervisor::Stop() {
 }
 
 Status RoleSupervisor::Start(Child& child) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  if (!child.spec.output.empty()) {
-    const std::string output = std::filesystem::path(config_.directory) / child.spec.output;
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output.c_str(),
-                                     O_WRONLY | O_CREAT | O_APPEND, 0640);
-  }
-  posix_spawn_file_actions_addchdir_np(&actions, config_.directory.c_str());
+  // Everything the child needs is prepared before fork(): between fork() and exec() it only
+  // makes async-signal-safe calls.
+  const std::string output =
+      child.spec.output.empty() ? std::string() : (std::filesystem::path(config_.directory) / child.spec.output).string();
   std::vector<char*> argv;
   argv.push_back(binary_.data());
   for (auto& a : child.spec.args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  // Roles get the default signal mask and dispositions, not fathomd's blocked signals.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, binary_.c_str(), &actions, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    return Status::Error("cannot start " + child.spec.label + " (" + binary_ + "): " + std::strerror(rc));
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) return Status::Error("cannot start " + child.spec.label + ": fork: " + std::strerror(errno));
+  if (pid == 0) {
+    // A role never outlives fathomd, even a fathomd killed with SIGKILL.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(127);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);  // fathomd blocks the stop signals; roles must not
+    const int in = open("/dev/null", O_RDONLY);
+    if (in >= 0) dup2(in, STDIN_FILENO);
+    if (!output.empty()) {
+      const int out = open(output.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0640);
+      if (out < 0) _exit(126);
+      dup2(out, STDOUT_FILENO);
+    }
+    if (chdir(config_.directory.c_str()) != 0) _exit(126);
+    execv(binary_.c_str(), argv.data());
+    _exit(127);
   }
   child.pid = pid;
   child.started = Clock::now();

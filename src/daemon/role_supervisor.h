@@ -3,12 +3,13 @@
 //
 // Roles start in configuration order (the aggregator first), each with the configuration's
 // directory as its working directory and its stdout appended to its output file when it has
-// one. A role that exits is restarted after a backoff that doubles from 1 s to 30 s and
-// resets once it has run for a minute; nothing is lost meanwhile, because collectors and
-// subscribers retry and resume from positions the aggregator holds. A role that exits with
-// the usage status (2) within its first seconds has a configuration error: Run() stops every
-// role and fails naming it. Stop() (any thread) sends SIGTERM to every role, waits up to 10 s
-// and then kills what is left; Run() returns once all have exited. One Run() per object.
+// one; roles get SIGTERM when fathomd dies, however it dies. A role that exits is restarted
+// after a backoff that doubles from 1 s to 30 s and resets once it has run for a minute;
+// nothing is lost meanwhile, because collectors and subscribers retry and resume from
+// positions the aggregator holds. A role that exits with the usage status (2) within its
+// first seconds has a configuration error: Run() stops every role and fails naming it.
+// Stop() (any thread) sends SIGTERM to every role, waits up to 10 s and then kills what is
+// left; Run() returns once all have exited. One Run() per object.
 #pragma once
 
 #include <sys/types.h>

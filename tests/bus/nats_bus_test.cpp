@@ -319,7 +319,7 @@ TEST(NatsBus, StopMakesABlockedCommitFailPromptly) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
 }
 
-TEST(NatsBus, ThroughputOnOneNode) {
+TEST(NatsBus, ManyFullSizeBatchesArriveOnceAndInOrder) {
   NatsServers nats(NatsServerOptions{.nodes = 1, .max_payload = 8 << 20});
   auto sink = OpenPublisherOrDie(PublisherFor(nats.url(0), "tree"));
   constexpr uint64_t kBatch = 8192;

@@ -75,6 +75,15 @@ std::vector<std::string> CreateFiles(const std::string& dir, const std::string& 
   return paths;
 }
 
+// Running (not a zombie waiting for a reaper).
+bool Alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return false;
+  const auto paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z';
+}
+
 pid_t PidOf(const std::string& log, const std::string& role) {
   const std::string needle = role + " started (pid ";
   const auto at = log.rfind(needle);
@@ -136,8 +145,25 @@ TEST_F(Fathomd, RunsTheRolesAndRestartsAKilledAggregatorWithoutLossOrRepeats) {
   EXPECT_EQ(daemon.Wait(), 0) << daemon.stderr_text();
   for (const char* role : {"aggregate", "collect[0]", "subscribe[0]"}) {
     const pid_t pid = PidOf(daemon.stderr_text(), role);
-    EXPECT_NE(kill(pid, 0), 0) << role << " (pid " << pid << ") outlived fathomd";
+    EXPECT_FALSE(Alive(pid)) << role << " (pid " << pid << ") outlived fathomd";
   }
+}
+
+TEST_F(Fathomd, RolesDoNotOutliveAKilledFathomd) {
+  WriteConfig("");
+  Subprocess daemon({kFathomd, "--config", dir_ / "fathomd.yaml", "--fathom", FathomBinary()});
+  ASSERT_TRUE(daemon.WaitForStderr("subscribe[0] started", 20s)) << daemon.stderr_text();
+  std::vector<pid_t> roles;
+  for (const char* role : {"aggregate", "collect[0]", "subscribe[0]"}) roles.push_back(PidOf(daemon.stderr_text(), role));
+  for (pid_t pid : roles) ASSERT_TRUE(Alive(pid)) << pid;
+  daemon.Signal(SIGKILL);
+  daemon.Wait();
+  const auto deadline = std::chrono::steady_clock::now() + 15s;
+  while (std::chrono::steady_clock::now() < deadline &&
+         std::any_of(roles.begin(), roles.end(), [](pid_t pid) { return Alive(pid); })) {
+    std::this_thread::sleep_for(50ms);
+  }
+  for (pid_t pid : roles) EXPECT_FALSE(Alive(pid)) << "role pid " << pid << " outlived a killed fathomd";
 }
 
 TEST_F(Fathomd, ARoleThatRefusesItsOptionsStopsEverythingNamingIt) {
