@@ -26,18 +26,6 @@ struct AggregateArgs {
   uint64_t stats_interval = 0;
 };
 
-// Accepts only digits: CLI11 would wrap "-1" around to 2^64-1 for an unsigned option.
-CLI::Validator WholeNumber() {
-  return CLI::Validator(
-      [](const std::string& text) {
-        if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
-          return "'" + text + "' is not a whole number >= 0";
-        }
-        return std::string();
-      },
-      "");
-}
-
 Result<aggregator::AggregatorOptions> BuildOptions(const AggregateArgs& a) {
   aggregator::AggregatorOptions o;
   o.listen = a.listen;

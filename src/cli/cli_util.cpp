@@ -57,4 +57,27 @@ void LogWatchSummary(const WatchSummary& s, std::string_view verb) {
       s.source.watch_failures);
 }
 
+// Accepts only digits: CLI11 would wrap "-1" around to 2^64-1 for an unsigned option.
+CLI::Validator WholeNumber() {
+  return CLI::Validator(
+      [](const std::string& text) {
+        if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
+          return "'" + text + "' is not a whole number >= 0";
+        }
+        return std::string();
+      },
+      "");
+}
+
+void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus, const std::string& role) {
+  cmd.add_option("--key", keys.key_file, "This " + role + "'s CURVE key file (from `fathom keygen`)")
+      ->type_name("FILE.key");
+  cmd.add_option("--server-key", keys.server_key, "The aggregator's public key: a .pub file or Z85 text")
+      ->type_name("FILE.pub");
+  cmd.add_flag("--insecure", keys.insecure, "Plain ZeroMQ without CURVE (the aggregator runs --insecure)");
+  cmd.add_option("--stream", bus.stream, "JetStream stream name (nats:// only)")->default_str("FATHOM");
+  cmd.add_option("--replicas", bus.replicas, "JetStream stream replicas when the stream is created (nats:// only)")
+      ->default_str("1");
+}
+
 }  // namespace fathom::cli

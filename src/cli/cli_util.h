@@ -5,6 +5,8 @@
 #include <chrono>
 #include <string>
 
+#include "client/client_keys.h"
+#include "fathom/client.h"
 #include "fathom/format.h"
 #include "fathom/pipeline.h"
 #include "fathom/status.h"
@@ -21,6 +23,11 @@ Result<std::chrono::seconds> ParseDuration(const std::string& text);
 CLI::Option* AddFormatOption(CLI::App& app, Format& target, const std::string& default_name);
 // Logs the closing line of a watch pipeline ("stopped: N events <verb> (last id ...), ...").
 void LogWatchSummary(const WatchSummary& summary, std::string_view verb);
+// Accepts only digits: CLI11 would wrap "-1" around to 2^64-1 for an unsigned option.
+CLI::Validator WholeNumber();
+// Adds --key, --server-key, --insecure (the ZeroMQ keys of a `role`: collector, consumer) and
+// --stream, --replicas (nats:// endpoints) to a client command.
+void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus, const std::string& role);
 // Prints "fathom <cmd>: <message>" to stderr and returns `code`.
 int Fail(const std::string& command, const std::string& message, int code);
 

@@ -156,15 +156,7 @@ CommandRunner AddCollectCommand(CLI::App& app) {
                   "Collector name; the aggregator keeps positions per name (default: HOST:SOURCE, "
                   "SOURCE being the Lustre device or the first watched directory)")
       ->type_name("NAME");
-  cmd->add_option("--key", args->keys.key_file, "This collector's CURVE key file (from `fathom keygen`)")
-      ->type_name("FILE.key");
-  cmd->add_option("--server-key", args->keys.server_key, "The aggregator's public key: a .pub file or Z85 text")
-      ->type_name("FILE.pub");
-  cmd->add_flag("--insecure", args->keys.insecure, "Plain ZeroMQ without CURVE (the aggregator runs --insecure)");
-  cmd->add_option("--stream", args->bus_options.stream, "JetStream stream name (nats:// only)")
-      ->default_str("FATHOM");
-  cmd->add_option("--replicas", args->bus_options.replicas, "JetStream stream replicas (nats:// only)")
-      ->default_str("1");
+  AddConnectionOptions(*cmd, args->keys, args->bus_options, "collector");
   cmd->add_option("--max-age", args->bus_max_age,
                   "Stream retention when the collector creates the stream: MaxAge, e.g. 30d (nats:// only)")
       ->type_name("DURATION");

@@ -152,16 +152,7 @@ CommandRunner AddSubscribeCommand(CLI::App& app) {
   AddFormatOption(*cmd, args->format, "inotify");
   cmd->add_option("-n,--count", args->count, "Exit after N events")->type_name("N");
   cmd->add_option("-t,--timeout", args->timeout, "Exit after SECONDS")->type_name("SECONDS");
-  cmd->add_option("--key", args->keys.key_file, "This consumer's CURVE key file (from `fathom keygen`)")
-      ->type_name("FILE.key");
-  cmd->add_option("--server-key", args->keys.server_key, "The aggregator's public key: a .pub file or Z85 text")
-      ->type_name("FILE.pub");
-  cmd->add_flag("--insecure", args->keys.insecure, "Plain ZeroMQ without CURVE (the aggregator runs --insecure)");
-  cmd->add_option("--stream", args->bus_options.stream, "JetStream stream name (nats:// only)")
-      ->default_str("FATHOM");
-  cmd->add_option("--replicas", args->bus_options.replicas,
-                  "JetStream stream replicas when the stream is created (nats:// only)")
-      ->default_str("1");
+  AddConnectionOptions(*cmd, args->keys, args->bus_options, "consumer");
   return [args] { return RunSubscribe(*args); };
 }
 

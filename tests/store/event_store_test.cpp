@@ -19,16 +19,11 @@ using testing::IdRange;
 using testing::Ids;
 using testing::MakeBatch;
 using testing::MakeEvent;
+using testing::OpenOrDie;
 using testing::Query;
 using testing::ReaderOptions;
 using testing::ReplayAll;
 using testing::WriterOptions;
-
-std::unique_ptr<EventStore> OpenOrDie(const StoreOptions& options) {
-  auto store = EventStore::Open(options);
-  EXPECT_TRUE(store.ok()) << store.status().message();
-  return store.ok() ? std::move(store.value()) : nullptr;
-}
 
 uint64_t LastIdOf(EventStore& store) {
   auto last = store.LastId();

@@ -12,20 +12,15 @@ namespace {
 using testing::IdRange;
 using testing::Ids;
 using testing::MakeBatch;
+using testing::OpenOrDie;
 using testing::Query;
 using testing::ReaderOptions;
 using testing::ReplayAll;
 using testing::WriterOptions;
 
-std::unique_ptr<EventStore> Open(const StoreOptions& options) {
-  auto store = EventStore::Open(options);
-  EXPECT_TRUE(store.ok()) << store.status().message();
-  return store.ok() ? std::move(store.value()) : nullptr;
-}
-
 TEST(StoreForAggregator, OneBatchRecordsThePositionsOfEverySourceInIt) {
   testing::TempDir dir;
-  auto store = Open(WriterOptions(dir / "events.db"));
+  auto store = OpenOrDie(WriterOptions(dir / "events.db"));
   ASSERT_NE(store, nullptr);
   auto batch = MakeBatch(5);
   const std::vector<SourcePosition> positions = {{"mdt0", 120}, {"mdt1", 7}, {"laptop:/home", 3}};
@@ -40,7 +35,7 @@ TEST(StoreForAggregator, OneBatchRecordsThePositionsOfEverySourceInIt) {
 
 TEST(StoreForAggregator, PurgeThroughRemovesExactlyThoseIdsAndReplaySaysTheyAreGone) {
   testing::TempDir dir;
-  auto store = Open(WriterOptions(dir / "events.db"));
+  auto store = OpenOrDie(WriterOptions(dir / "events.db"));
   ASSERT_NE(store, nullptr);
   auto batch = MakeBatch(10'000);  // spans several chunks; the purge ends inside one
   ASSERT_TRUE(store->Append(batch).ok());
@@ -56,7 +51,7 @@ TEST(StoreForAggregator, PurgeThroughRemovesExactlyThoseIdsAndReplaySaysTheyAreG
 
 TEST(StoreForAggregator, PurgeBeyondTheNewestIdIsRefusedAndRemovesNothing) {
   testing::TempDir dir;
-  auto store = Open(WriterOptions(dir / "events.db"));
+  auto store = OpenOrDie(WriterOptions(dir / "events.db"));
   ASSERT_NE(store, nullptr);
   auto batch = MakeBatch(3);
   ASSERT_TRUE(store->Append(batch).ok());
@@ -68,7 +63,7 @@ TEST(StoreForAggregator, PurgeBeyondTheNewestIdIsRefusedAndRemovesNothing) {
 
 TEST(StoreForAggregator, PurgeOfAHugeRangeGoesInBoundedStepsToTheEnd) {
   testing::TempDir dir;
-  auto store = Open(WriterOptions(dir / "events.db"));
+  auto store = OpenOrDie(WriterOptions(dir / "events.db"));
   ASSERT_NE(store, nullptr);
   for (int i = 0; i < 30; ++i) {
     auto batch = MakeBatch(4'096);
@@ -83,14 +78,14 @@ TEST(StoreForAggregator, ConsumerPositionsPersistAndNeverMoveBackwards) {
   testing::TempDir dir;
   const std::string db = dir / "events.db";
   {
-    auto store = Open(WriterOptions(db));
+    auto store = OpenOrDie(WriterOptions(db));
     ASSERT_NE(store, nullptr);
     EXPECT_FALSE(store->ConsumerPosition("archiver").value().has_value());
     ASSERT_TRUE(store->SetConsumerPosition("archiver", 40).ok());
     ASSERT_TRUE(store->SetConsumerPosition("archiver", 12).ok());  // late, older ack
     ASSERT_TRUE(store->SetConsumerPosition("indexer", 7).ok());
   }
-  auto store = Open(WriterOptions(db));
+  auto store = OpenOrDie(WriterOptions(db));
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(store->ConsumerPosition("archiver").value(), std::optional<uint64_t>(40));
   auto all = store->ConsumerPositions();
@@ -102,8 +97,8 @@ TEST(StoreForAggregator, ConsumerPositionsPersistAndNeverMoveBackwards) {
 TEST(StoreForAggregator, AReaderCannotRecordConsumerPositions) {
   testing::TempDir dir;
   const std::string db = dir / "events.db";
-  { ASSERT_NE(Open(WriterOptions(db)), nullptr); }
-  auto reader = Open(ReaderOptions(db));
+  { ASSERT_NE(OpenOrDie(WriterOptions(db)), nullptr); }
+  auto reader = OpenOrDie(ReaderOptions(db));
   ASSERT_NE(reader, nullptr);
   Status s = reader->SetConsumerPosition("archiver", 1);
   ASSERT_FALSE(s.ok());

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,13 @@
 #include "fathom/store.h"
 
 namespace fathom::testing {
+
+// Opens a store, failing the test (and returning nullptr) when it cannot.
+inline std::unique_ptr<EventStore> OpenOrDie(const StoreOptions& options) {
+  auto store = EventStore::Open(options);
+  EXPECT_TRUE(store.ok()) << store.status().message();
+  return store.ok() ? std::move(store.value()) : nullptr;
+}
 
 inline Event MakeEvent(const std::string& path, int64_t ts_ns = NowNs(),
                        uint32_t mask = kind::kCreate) {
