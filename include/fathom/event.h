@@ -68,6 +68,10 @@ std::optional<uint32_t> ParseKind(std::string_view name);
 // as inotifywait -r and FSMonitor print it.
 std::string RelativePath(std::string_view root, std::string_view path);
 
+// True when `path` equals `prefix` or lies under it on a path-component boundary ("/a" covers
+// "/a" and "/a/b", never "/ab"); "" and "/" cover every path. `prefix` has no trailing '/'.
+bool PathUnder(std::string_view path, std::string_view prefix);
+
 // Now, in nanoseconds since the epoch.
 int64_t NowNs();
 

@@ -227,7 +227,7 @@ void Aggregator::State::OnBatch(const std::string& peer, const ClientView& clien
   }
   for (const auto& e : batch.events) {
     bool granted = false;
-    for (const auto& g : *client.grants) granted = granted || security::PathUnder(e.path, g);
+    for (const auto& g : *client.grants) granted = granted || PathUnder(e.path, g);
     if (!granted) {
       SendError(peer, wire::ErrorCode::kNotPermitted, 0,
                 "client " + client.name + " may not report events on " + e.path +
@@ -261,8 +261,8 @@ void Aggregator::State::OnSubscribe(const std::string& peer, const ClientView& c
     }
     bool overlaps = false;
     for (const auto& g : filter.grants) {
-      overlaps = overlaps || security::PathUnder(filter.prefix, g) ||
-                 security::PathUnder(g, filter.prefix);
+      overlaps = overlaps || PathUnder(filter.prefix, g) ||
+                 PathUnder(g, filter.prefix);
     }
     if (!overlaps) {
       SendError(peer, wire::ErrorCode::kNotPermitted, 0,

@@ -16,16 +16,16 @@ bool ConsumerFilter::Matches(const Event& e) const {
   }
   bool granted = false;
   for (const auto& g : grants) {
-    if (security::PathUnder(e.path, g)) {
+    if (PathUnder(e.path, g)) {
       granted = true;
       break;
     }
   }
   if (!granted) return false;
   if (prefix.empty()) return true;
-  if (recursive) return security::PathUnder(e.path, prefix);
+  if (recursive) return PathUnder(e.path, prefix);
   if (e.path == prefix) return true;
-  return security::PathUnder(e.path, prefix) &&
+  return PathUnder(e.path, prefix) &&
          e.path.find('/', prefix.size() + 1) == std::string::npos;
 }
 

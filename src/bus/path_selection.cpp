@@ -11,9 +11,8 @@ bool PathSelection::Matches(const Event& event) const {
   if ((event.mask & kinds_) == 0) return false;
   if (event.mask & kind::kAlwaysDelivered) return true;
   const std::string_view path = event.path;
-  if (path == prefix_) return true;
-  if (!path.starts_with(prefix_) || path.size() <= prefix_.size() || path[prefix_.size()] != '/') return false;
-  return recursive_ || path.find('/', prefix_.size() + 1) == std::string_view::npos;
+  if (!PathUnder(path, prefix_)) return false;
+  return recursive_ || path == prefix_ || path.find('/', prefix_.size() + 1) == std::string_view::npos;
 }
 
 }  // namespace fathom::bus::internal

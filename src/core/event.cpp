@@ -65,6 +65,12 @@ std::optional<uint32_t> ParseKind(std::string_view name) {
   return std::nullopt;
 }
 
+bool PathUnder(std::string_view path, std::string_view prefix) {
+  if (prefix == "/" || prefix.empty()) return true;
+  if (!path.starts_with(prefix)) return false;
+  return path.size() == prefix.size() || path[prefix.size()] == '/';
+}
+
 std::string RelativePath(std::string_view root, std::string_view path) {
   if (root == "/") return std::string(path);
   if (path.size() <= root.size()) return "/";

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "fathom/event.h"
 #include "security/curve_keys.h"
 
 namespace fathom::security {
@@ -121,12 +122,6 @@ Result<ClientGrant> ParseClient(const YAML::Node& entry, const std::string& orig
 }
 
 }  // namespace
-
-bool PathUnder(std::string_view path, std::string_view prefix) {
-  if (prefix == "/" || prefix.empty()) return true;
-  if (!path.starts_with(prefix)) return false;
-  return path.size() == prefix.size() || path[prefix.size()] == '/';
-}
 
 bool ClientGrant::Grants(std::string_view path) const {
   for (const auto& p : paths) {

@@ -37,9 +37,6 @@ struct ClientGrant {
   bool Grants(std::string_view path) const;
 };
 
-// True when `path` equals `prefix` or lies under it on a component boundary ("/" = all).
-bool PathUnder(std::string_view path, std::string_view prefix);
-
 class ClientList {
  public:
   ClientList() = default;

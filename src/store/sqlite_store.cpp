@@ -302,7 +302,6 @@ Result<std::vector<std::pair<std::string, uint64_t>>> SqliteStore::ConsumerPosit
 Status SqliteStore::Replay(const ReplayQuery& query, const std::function<bool(const Event&)>& fn) {
   std::string prefix = query.path_prefix;
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
-  const bool filtered = !prefix.empty();  // "" and "/" match everything
   // One statement, so the retention floor and the chunks come from the same snapshot.
   FATHOM_ASSIGN_OR_RETURN(
       Statement stmt,
@@ -321,11 +320,7 @@ Status SqliteStore::Replay(const ReplayQuery& query, const std::function<bool(co
     FATHOM_RETURN_IF_ERROR(DecodeChunk(stmt.ColumnBlob(1), static_cast<uint64_t>(stmt.ColumnInt(0)),
                                        [&](const Event& e) {
                                          if (e.id <= after) return true;
-                                         if (filtered && !(e.path.starts_with(prefix) &&
-                                                           (e.path.size() == prefix.size() ||
-                                                            e.path[prefix.size()] == '/'))) {
-                                           return true;
-                                         }
+                                         if (!PathUnder(e.path, prefix)) return true;
                                          more = fn(e) && --remaining > 0;
                                          return more;
                                        })
