@@ -302,9 +302,10 @@ Result<std::unique_ptr<Subscriber>> OpenNatsSubscriber(const SubscribeOptions& o
     return Status::Error(fmt::format("durable name '{}' may not hold '.', '*', '>' or white space on a NATS bus",
                                      options.name));
   }
-  // A cluster electing a leader answers nothing for a few seconds: temporary failures are
-  // retried for kOpenPatience before the last one is reported.
-  constexpr auto kOpenPatience = std::chrono::seconds(15);
+  // A cluster that lost its metadata leader creates no consumer until it elected another,
+  // which takes seconds on a busy machine: temporary failures are retried for kOpenPatience
+  // before the last one is reported.
+  constexpr auto kOpenPatience = std::chrono::seconds(60);
   const auto deadline = std::chrono::steady_clock::now() + kOpenPatience;
   for (;;) {
     auto subscriber = std::make_unique<NatsSubscriber>(options, servers);
