@@ -12,12 +12,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "fathom/filter.h"
 #include "fathom/format.h"
@@ -40,6 +42,9 @@ struct WatchOptions {
   std::chrono::milliseconds timeout{0};  // stop after this long (0 = no limit)
   size_t queue_capacity = 1u << 20;    // events held between reader and writer
   size_t max_batch = 8192;             // events per store transaction at most
+  // After Stop(), how long a sink that has answered may still commit what was already read
+  // before it is stopped too (0: at once). A second Stop() ends the grace.
+  std::chrono::milliseconds stop_grace{0};
 };
 
 struct WatchSummary {
@@ -51,19 +56,30 @@ struct WatchSummary {
 class WatchPipeline {
  public:
   explicit WatchPipeline(WatchOptions options);
+  ~WatchPipeline();
+  WatchPipeline(const WatchPipeline&) = delete;
+  WatchPipeline& operator=(const WatchPipeline&) = delete;
   // Runs until stopped; returns the summary, or why it could not watch.
   Result<WatchSummary> Run(const SourceRegistry& registry);
   // Thread-safe: makes Run() finish after writing what was already read (a remote sink that
-  // cannot commit any more gives up, and those events are not acknowledged to the source).
+  // cannot commit within options.stop_grace gives up, and those events are not acknowledged
+  // to the source).
   void Stop();
 
  private:
   // Stops the source only: what was read is still committed.
   void StopReading();
+  // Run() is done with the sink: a grace timer has nothing left to stop.
+  void FinishWriting();
   WatchOptions options_;
   std::atomic<bool> stop_requested_{false};
   std::mutex source_mu_;
   Source* source_ = nullptr;  // guarded by source_mu_; set while Run() owns a started source
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool sink_answered_ = false;  // guarded by stop_mu_: the sink answered Position()
+  bool writing_done_ = false;   // guarded by stop_mu_
+  std::thread grace_timer_;     // started by the first Stop() (guarded by stop_mu_)
 };
 
 }  // namespace fathom

@@ -4,9 +4,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
@@ -32,53 +29,6 @@ struct CollectArgs {
   std::string bus_max_age;
   uint64_t max_count = 0;
   double timeout = 0;
-};
-
-// Forwards to the publisher, but once the far end has answered, a Stop() only reaches it after
-// kStopGrace (or at a second Stop()), so that a stopping collector still commits what it has
-// read while the aggregator answers, and gives up when it does not.
-class GracefulStopSink final : public EventSink {
- public:
-  explicit GracefulStopSink(EventSink& inner) : inner_(inner) {}
-  ~GracefulStopSink() override {
-    {
-      std::lock_guard lock(mu_);
-      done_ = true;
-    }
-    cv_.notify_all();
-    if (timer_.joinable()) timer_.join();
-  }
-  Result<uint64_t> Position(std::string_view source) override {
-    auto position = inner_.Position(source);
-    if (position.ok()) reached_ = true;
-    return position;
-  }
-  Status Commit(std::vector<Event>& batch, const std::optional<SourcePosition>& position) override {
-    return inner_.Commit(batch, position);
-  }
-  void Stop() override {
-    std::lock_guard lock(mu_);
-    if (timer_.joinable() || !reached_) {  // a second Stop(), or nothing read to commit yet
-      inner_.Stop();
-      return;
-    }
-    timer_ = std::thread([this] {
-      std::unique_lock lock(mu_);
-      if (!cv_.wait_for(lock, kStopGrace, [this] { return done_; })) {
-        spdlog::warn("the aggregator did not take the last events within {} s; stopping without them",
-                     kStopGrace.count());
-      }
-      inner_.Stop();
-    });
-  }
-
- private:
-  EventSink& inner_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;  // guarded by mu_
-  std::thread timer_;  // started by the first Stop()
-  std::atomic<bool> reached_{false};  // the far end answered: the source has started
 };
 
 std::string HostName() {
@@ -114,8 +64,8 @@ int RunCollect(const CollectArgs& args) {
   auto publisher = OpenPublisher(publisher_options);
   if (!publisher.ok()) return Fail("collect", publisher.status().message(), kExitUsage);
 
-  GracefulStopSink sink(**publisher);
-  options.sink = &sink;
+  options.sink = publisher->get();
+  options.stop_grace = kStopGrace;
   WatchPipeline pipeline(std::move(options));
   std::atomic<bool> stopping{false};
   SignalWaiter signals([&](int) {

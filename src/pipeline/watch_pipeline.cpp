@@ -34,9 +34,35 @@ void RaiseReaderPriority() {
 
 WatchPipeline::WatchPipeline(WatchOptions options) : options_(std::move(options)) {}
 
+WatchPipeline::~WatchPipeline() { FinishWriting(); }
+
 void WatchPipeline::Stop() {
   StopReading();
-  if (options_.sink != nullptr) options_.sink->Stop();
+  if (options_.sink == nullptr) return;
+  std::lock_guard lock(stop_mu_);
+  if (writing_done_) return;
+  if (grace_timer_.joinable() || !sink_answered_ || options_.stop_grace.count() == 0) {
+    options_.sink->Stop();  // a second Stop(), no grace, or nothing read that could be committed
+    return;
+  }
+  grace_timer_ = std::thread([this] {
+    std::unique_lock lock(stop_mu_);
+    if (stop_cv_.wait_for(lock, options_.stop_grace, [this] { return writing_done_; })) return;
+    spdlog::warn("the far end did not take the last events within {} ms; stopping without them",
+                 options_.stop_grace.count());
+    options_.sink->Stop();
+  });
+}
+
+void WatchPipeline::FinishWriting() {
+  std::thread timer;
+  {
+    std::lock_guard lock(stop_mu_);
+    writing_done_ = true;
+    timer = std::move(grace_timer_);
+  }
+  stop_cv_.notify_all();
+  if (timer.joinable()) timer.join();
 }
 
 void WatchPipeline::StopReading() {
@@ -62,6 +88,8 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
   if (sink != nullptr) {
     FATHOM_ASSIGN_OR_RETURN(uint64_t position, sink->Position(source->name()));
     FATHOM_RETURN_IF_ERROR(source->Resume(position));
+    std::lock_guard lock(stop_mu_);
+    sink_answered_ = true;
   }
   FATHOM_RETURN_IF_ERROR(source->Start());
   {
@@ -121,7 +149,7 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
       writer_status = sink->Commit(batch, stored);
       if (writer_status.ok() && position > 0) writer_status = source->Acknowledge(position);
       if (!writer_status.ok()) {
-        Stop();
+        StopReading();
         break;
       }
     } else {
@@ -139,6 +167,7 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
   }
   queue.Close();
   reader.join();
+  FinishWriting();
   if (options_.out != nullptr) {
     text.clear();
     formatter->Flush(text);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 
@@ -139,6 +140,102 @@ TEST(WatchPipeline, StopFromAnotherThreadEndsRun) {
   stopper.join();
   ASSERT_TRUE(summary.ok());
   EXPECT_EQ(summary->events_written, 1u);
+}
+
+// A remote sink at its boundary: Commit() blocks until the test opens the gate or the sink
+// is stopped (then it fails, as the publisher does when stopped).
+class GatedSink final : public EventSink {
+ public:
+  Result<uint64_t> Position(std::string_view) override { return uint64_t{0}; }
+  Status Commit(std::vector<Event>& batch, const std::optional<SourcePosition>&) override {
+    std::unique_lock lock(mu_);
+    committing_ = true;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return open_ || stopped_; });
+    if (!open_) return Status::Error("stopped before the far end answered");
+    for (auto& e : batch) e.id = ++last_id_;
+    return Status::Ok();
+  }
+  void Stop() override {
+    std::lock_guard lock(mu_);
+    stopped_ = true;
+    cv_.notify_all();
+  }
+  void WaitUntilCommitting() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return committing_; });
+  }
+  void Open() {
+    std::lock_guard lock(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+  bool stopped() {
+    std::lock_guard lock(mu_);
+    return stopped_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool committing_ = false;
+  bool open_ = false;
+  bool stopped_ = false;
+  uint64_t last_id_ = 0;
+};
+
+WatchOptions GracedOptions(EventSink& sink, std::chrono::milliseconds grace) {
+  WatchOptions o;
+  o.backend = "scripted";
+  o.out = nullptr;
+  o.sink = &sink;
+  o.stop_grace = grace;
+  return o;
+}
+
+TEST(WatchPipeline, StopGraceLetsTheSinkCommitWhatWasRead) {
+  GatedSink sink;
+  WatchPipeline p(GracedOptions(sink, std::chrono::seconds(30)));
+  std::thread stopper([&] {
+    sink.WaitUntilCommitting();
+    p.Stop();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    sink.Open();  // the far end answers within the grace
+  });
+  auto summary = p.Run(RegistryWith({{Ev("/w/a"), Ev("/w/b")}}));
+  stopper.join();
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(summary->events_written, 2u);
+  EXPECT_EQ(summary->last_id, 2u);
+  EXPECT_FALSE(sink.stopped());
+}
+
+TEST(WatchPipeline, SinkThatTakesNothingWithinTheGraceIsStopped) {
+  GatedSink sink;
+  WatchPipeline p(GracedOptions(sink, std::chrono::milliseconds(200)));
+  std::thread stopper([&] {
+    sink.WaitUntilCommitting();
+    p.Stop();
+  });
+  auto summary = p.Run(RegistryWith({{Ev("/w/a")}}));
+  stopper.join();
+  ASSERT_FALSE(summary.ok());
+  EXPECT_EQ(summary.status().message(), "stopped before the far end answered");
+  EXPECT_TRUE(sink.stopped());
+}
+
+TEST(WatchPipeline, SecondStopEndsTheGrace) {
+  GatedSink sink;
+  WatchPipeline p(GracedOptions(sink, std::chrono::hours(1)));
+  std::thread stopper([&] {
+    sink.WaitUntilCommitting();
+    p.Stop();
+    p.Stop();
+  });
+  auto summary = p.Run(RegistryWith({{Ev("/w/a")}}));
+  stopper.join();
+  ASSERT_FALSE(summary.ok());
+  EXPECT_TRUE(sink.stopped());
 }
 
 TEST(WatchPipeline, ReportsWhyTheSourceCouldNotStart) {
