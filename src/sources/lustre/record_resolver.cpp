@@ -126,7 +126,11 @@ void RecordResolver::ResolveCreate(const ChangelogRecord& r, size_t at, std::vec
   }
   const bool is_dir = r.type == CL_MKDIR;
   cache_.NoteDirectory(r.pfid);
-  if (!PathOf(r.pfid, at, rel_)) return CountUnresolved(r, "parent directory not found");
+  if (!PathOf(r.pfid, at, rel_)) {
+    CountUnresolved(r, "parent directory not found");
+    return Emit(out, kind::kCreate | (is_dir ? kind::kIsDir : 0), FidPath(r.pfid) + "/" + r.name, false, r,
+                r.tfid, r.pfid);
+  }
   cache_.Learn(r.tfid, r.pfid, r.name, is_dir);
   Emit(out, kind::kCreate | (is_dir ? kind::kIsDir : 0), Absolute(rel_, r.name), false, r, r.tfid,
        r.pfid);
@@ -213,7 +217,11 @@ void RecordResolver::ResolveData(const ChangelogRecord& r, uint32_t mask, size_t
       return Emit(out, mask | isdir, Absolute(rel_, r.name), true, r, r.tfid, r.pfid);
     }
   }
-  if (!PathOf(r.tfid, at, rel_)) return CountUnresolved(r, "object not found");
+  if (!PathOf(r.tfid, at, rel_)) {
+    // Gone before it could be placed: reported at the path Lustre names it by.
+    CountUnresolved(r, "object not found");
+    return Emit(out, mask | isdir, FidPath(r.tfid), true, r, r.tfid, r.pfid);
+  }
   Emit(out, mask | isdir, Absolute(rel_), true, r, r.tfid, r.pfid);
 }
 
@@ -342,6 +350,10 @@ std::string RecordResolver::Absolute(const std::string& rel, std::string_view na
   return out;
 }
 
+std::string RecordResolver::FidPath(const Fid& fid) const {
+  return Absolute(".lustre/fid/" + lustre::FormatFid(fid));
+}
+
 void RecordResolver::Emit(std::vector<Event>& out, uint32_t mask, std::string abs, bool self,
                           const ChangelogRecord& r, const Fid& fid, const Fid& pfid) {
   if (!Wanted(mask)) return;
@@ -377,7 +389,7 @@ void RecordResolver::AddEvent(std::vector<Event>& out, uint32_t mask, uint32_t c
 
 void RecordResolver::CountUnresolved(const ChangelogRecord& r, const char* what) {
   ++counters_.unresolved;
-  spdlog::debug("lustre: record {} ({} '{}' t={}): {}; no event", r.index,
+  spdlog::debug("lustre: record {} ({} '{}' t={}): {}; reported by FID", r.index,
                 lustre::RecordTypeName(r.type).value_or("?"), r.name, lustre::FormatFid(r.tfid),
                 what);
 }

@@ -14,6 +14,11 @@
 // carry them, else through the object's FID, which for a file with several hard links is
 // whichever link fid2path returns first. When an UNLNK/RMDIR's parent resolves nowhere the
 // event is DELETE|PARENT_REMOVED, reported at the first root with the name in its attrs.
+// An object record whose object is gone before it could be placed (fid2path fails: a
+// collector restarted with a cold cache, a file deleted since) is reported at the path
+// Lustre itself names the object by, MOUNT/.lustre/fid/[FID] (a creation whose parent is
+// gone: MOUNT/.lustre/fid/[PFID]/NAME), so that no record is dropped; such paths are inside
+// a root only when the whole mount is watched.
 //
 // Kinds: CREAT/HLINK/SLINK/MKNOD → CREATE, MKDIR → CREATE|ISDIR, UNLNK → DELETE,
 // RMDIR → DELETE|ISDIR, RENME → [DELETE of the overwritten target] MOVED_FROM + MOVED_TO
@@ -59,7 +64,7 @@ struct ResolverConfig {
 struct ResolverCounters {
   uint64_t records = 0;         // records resolved
   uint64_t ignored = 0;         // records of types that give no event
-  uint64_t unresolved = 0;      // records (or rename halves) that could not be placed
+  uint64_t unresolved = 0;      // records (or rename halves) not placed by path (see above)
   uint64_t unknown = 0;         // records of unknown type or lacking required fields
   uint64_t parent_removed = 0;  // PARENT_REMOVED events
   uint64_t fid2path_calls = 0;
@@ -104,6 +109,8 @@ class RecordResolver {
   int MatchRoot(const std::string& abs, bool self) const;
   // mount + "/" + rel [+ "/" + name], in one allocation.
   std::string Absolute(const std::string& rel, std::string_view name = {}) const;
+  // MOUNT/.lustre/fid/[FID]: how Lustre names an object by its FID.
+  std::string FidPath(const lustre::Fid& fid) const;
   void Emit(std::vector<Event>& out, uint32_t mask, std::string abs, bool self,
             const lustre::ChangelogRecord& r, const lustre::Fid& fid, const lustre::Fid& pfid);
   void EmitParentRemoved(std::vector<Event>& out, uint32_t mask, const lustre::ChangelogRecord& r);

@@ -156,6 +156,37 @@ TEST_F(ResolverTest, ParentRemovedWhenNothingResolves) {
   EXPECT_EQ(events_[0].path, kMount);
 }
 
+TEST_F(ResolverTest, ObjectGoneBeforeItCouldBePlacedIsReportedByFid) {
+  Make();
+  auto d = fs_.Mkdir(kRootFid, "d", false);
+  auto f = fs_.Create(d, "f", false);   // created before the changelog was read
+  fs_.Touch(f, CL_MTIME);
+  fs_.Unlink(d, "f", false);            // gone, and its record not in this batch
+  EXPECT_EQ(Resolve(), (Lines{"MODIFY /.lustre/fid/" + lustre::FormatFid(f)}));
+  EXPECT_EQ(resolver_->counters().unresolved, 1u);
+  EXPECT_EQ(nlohmann::json::parse(events_[0].attrs)["fid"], lustre::FormatFid(f));
+}
+
+TEST_F(ResolverTest, CreationInADirectoryGoneSinceIsReportedByTheParentsFid) {
+  Make();
+  auto d = fs_.Mkdir(kRootFid, "d", false);
+  fs_.Create(d, "f");
+  fs_.Unlink(d, "f", false);
+  fs_.Rmdir(kRootFid, "d", false);
+  EXPECT_EQ(Resolve(), (Lines{"CREATE /.lustre/fid/" + lustre::FormatFid(d) + "/f"}));
+  EXPECT_EQ(resolver_->counters().unresolved, 1u);
+}
+
+TEST_F(ResolverTest, ObjectReportedByFidIsOutsideASubtreeRoot) {
+  Make(1000, {std::string(kMount) + "/d"});
+  auto d = fs_.Mkdir(kRootFid, "d", false);
+  auto f = fs_.Create(d, "f", false);
+  fs_.Touch(f, CL_MTIME);
+  fs_.Unlink(d, "f", false);
+  EXPECT_EQ(Resolve(), Lines{});
+  EXPECT_EQ(resolver_->counters().unresolved, 1u);
+}
+
 TEST_F(ResolverTest, HardLinksAreReportedThroughTheParentTheRecordNames) {
   Make();
   auto a = fs_.Mkdir(kRootFid, "a");
