@@ -61,7 +61,8 @@ Result<std::unique_ptr<EventSink>> OpenPublisher(const PublisherOptions& options
 struct SubscribeOptions {
   std::string endpoint;
   std::optional<uint64_t> since;  // deliver ids > since; absent: the durable name's
-                                  // acknowledged id, or (no name) live events only
+                                  // acknowledged id (every event held for a name the far
+                                  // end does not know), or (no name) live events only
   std::string name;               // durable consumer name ("" = not durable)
   std::string path_prefix;        // only this path and (recursive) what lies under it
   bool recursive = true;          // false: the prefix itself and its direct entries only

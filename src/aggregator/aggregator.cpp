@@ -271,13 +271,6 @@ void Aggregator::State::OnSubscribe(const std::string& peer, const ClientView& c
     }
   }
   const uint64_t last = ring.last_id();
-  uint64_t start_after = last;
-  auto known = durable.find(sub.name);
-  if (sub.has_since) {
-    start_after = sub.since;
-  } else if (!sub.name.empty() && known != durable.end()) {
-    start_after = known->second;
-  }
   auto first = lookups->FirstId();
   if (!first.ok()) {
     SendError(peer, wire::ErrorCode::kUnavailable, 0,
@@ -285,6 +278,18 @@ void Aggregator::State::OnSubscribe(const std::string& peer, const ClientView& c
     return;
   }
   const uint64_t first_id = first.value();
+  // Without `since`: a known durable name resumes after its acknowledged id; a durable name
+  // not known (new, or registered just before a crash) starts at the oldest event held, so
+  // that it can only see events again, never miss them; no name: only new events.
+  uint64_t start_after = last;
+  auto known = durable.find(sub.name);
+  if (sub.has_since) {
+    start_after = sub.since;
+  } else if (known != durable.end()) {
+    start_after = known->second;
+  } else if (!sub.name.empty()) {
+    start_after = first_id == 0 ? last : first_id - 1;
+  }
   const uint64_t gone_through =
       first_id == 0 ? (start_after < last ? last : 0) : (start_after + 1 < first_id ? first_id - 1 : 0);
   if (gone_through != 0) {

@@ -135,7 +135,8 @@ CommandRunner AddSubscribeCommand(CLI::App& app) {
       ->type_name("URL");
   cmd->add_option("--since", args->since,
                   "Deliver the events after this id (0: all that are held). Default: after the "
-                  "durable name's last acknowledged id, or only new events")
+                  "durable name's last acknowledged id (all that are held for a new name), or "
+                  "only new events without a name")
       ->type_name("ID");
   cmd->add_option("--name", args->name,
                   "Durable consumer name: the far end keeps the acknowledged id, and the next run "

@@ -133,6 +133,17 @@ TEST_F(ConsumerProtocolTest, DurableNameResumesAfterReconnectAndAfterRestart) {
   ExpectIds(d.events, 46, 50);
 }
 
+TEST_F(ConsumerProtocolTest, UnknownDurableNameStartsAtTheOldestEventHeldAndNoNameAtTheNewest) {
+  TestAggregator agg(Options());
+  RawClient collector(agg.endpoint(), &keys_.collector, keys_.server.public_key);
+  Commit(collector, MakeEvents("/data/a", 20));
+  RawClient fresh(agg.endpoint(), &keys_.reader, keys_.server.public_key);
+  EXPECT_EQ(Subscribe(fresh, Named("fresh")).start_after, 0u);
+  ExpectIds(ReceiveThrough(fresh, 0, 20, /*ack=*/true).events, 1, 20);
+  RawClient live(agg.endpoint(), &keys_.reader, keys_.server.public_key);
+  EXPECT_EQ(Subscribe(live, Named("")).start_after, 20u);
+}
+
 TEST_F(ConsumerProtocolTest, ConsumerThatNeverAcksBlocksNeitherAnotherConsumerNorCommits) {
   auto options = Options();
   options.ring_capacity = 2000;
