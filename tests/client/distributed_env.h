@@ -58,6 +58,10 @@ class AggregatorEnv {
     endpoint_ = err.substr(at, end - at);
     return true;
   }
+  // Reads what the running aggregator logged since the last call (its stderr pipe never fills).
+  void DrainLog() {
+    if (process_) process_->DrainStderr(std::chrono::milliseconds(10));
+  }
   // SIGKILL, as a crash.
   void Kill() {
     if (!process_) return;

@@ -101,6 +101,13 @@ bool Subprocess::WaitForStderr(const std::string& needle, std::chrono::milliseco
   }
 }
 
+void Subprocess::DrainStderr(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (FillBuffer(err_fd_, err_buf_, deadline)) {
+  }
+  err_buf_.clear();  // kept in err_text_; WaitForStderr looks only at what comes next
+}
+
 void Subprocess::Signal(int sig) { kill(pid_, sig); }
 
 int Subprocess::Wait() {
@@ -108,10 +115,7 @@ int Subprocess::Wait() {
   int status = 0;
   while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
-  // Drain what stderr still holds so that stderr_text() is complete.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (FillBuffer(err_fd_, err_buf_, deadline)) {
-  }
+  DrainStderr(std::chrono::seconds(5));  // so that stderr_text() is complete
   exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return *exit_code_;
 }

@@ -28,6 +28,8 @@ class Subprocess {
   std::vector<std::string> ReadLines(size_t n, std::chrono::milliseconds per_line = std::chrono::seconds(10));
   // Reads stderr until a line containing `needle` appears; false on EOF or timeout.
   bool WaitForStderr(const std::string& needle, std::chrono::milliseconds timeout);
+  // Reads stderr for up to `timeout` (so that a chatty child never blocks on a full pipe).
+  void DrainStderr(std::chrono::milliseconds timeout);
   // Everything read from stderr so far (including lines consumed by WaitForStderr).
   const std::string& stderr_text() const { return err_text_; }
   // Reads all remaining stdout until EOF (or timeout) and returns the lines.
