@@ -80,12 +80,13 @@ Result<FileSystemHandle> LookupFileSystem(std::string_view device) {
                                      handle.entry.state_dir + " holds no generated log: run `fathom-lustre-sim fast` again");
     }
     if (!fs.fast || !fs.generated || fs.generated->records != generated->records ||
-        fs.generated->epoch_ns != generated->epoch_ns) {
+        fs.generated->epoch_ns != generated->epoch_ns || fs.fast->spec().rate != handle.entry.rate) {
       SimConfig config = fs.state->config();
       FastLogSpec spec;
       spec.mdts = config.mdts;
       spec.records = generated->records;
       spec.epoch_ns = generated->epoch_ns;
+      spec.rate = handle.entry.rate;
       spec.nid = config.nid;
       fs.fast = std::make_shared<const FastLog>(spec);
       fs.generated = generated;

@@ -3,8 +3,9 @@
 //
 // LookupFileSystem turns a device argument (fsname, FSNAME-MDTxxxx or a path under a
 // mount) into the registry entry, a shared SimState for that state directory and, in fast
-// mode, the FastLog plus the per-MDT frontier: the highest record index any reader in this
-// process has received, which is "now" for fast-mode fid2path. Registry lookups are cached
+// mode, the FastLog (paced at the registry entry's rate) plus the per-MDT frontier: the
+// highest record index any reader in this process has received, which is "now" for
+// fast-mode fid2path. Registry lookups are cached
 // per device and revalidated with a stat of the entry file. Everything here is thread-safe;
 // the shared objects live until the library is unloaded.
 #pragma once

@@ -3,11 +3,13 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <thread>
 
 #include "lustre/changelog_binary.h"
@@ -22,6 +24,12 @@ constexpr uint64_t kGeneratedTypes = (1ULL << CL_MKDIR) | (1ULL << CL_CREATE) | 
                                      (1ULL << CL_SETATTR);
 
 int Errno(const Status& status) { return -StatusErrno(status); }
+
+uint64_t RealtimeNs() {
+  struct timespec now {};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1000000000ULL + static_cast<uint64_t>(now.tv_nsec);
+}
 
 }  // namespace
 
@@ -63,7 +71,13 @@ Result<std::unique_ptr<ChangelogReader>> ChangelogReader::Start(int flags, std::
     reader->mask_ &= mdt_mask;
     reader->fast_ = fs.fast;
     reader->frontier_ = fs.frontier;
-    reader->wake_fd_ = UniqueFd(::eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK));
+    reader->paced_ = fs.fast->spec().rate != 0;
+    if (reader->paced_) {
+      reader->wake_fd_ = UniqueFd(::timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK));
+      if (reader->wake_fd_.valid()) reader->ArmForNext();
+    } else {
+      reader->wake_fd_ = UniqueFd(::eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK));
+    }
   } else {
     FATHOM_ASSIGN_OR_RETURN(reader->state_, SimState::Open(fs.entry.state_dir));
     reader->wake_fd_ = UniqueFd(::eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK));
@@ -144,18 +158,57 @@ int ChangelogReader::NextStored() {
   }
 }
 
+bool ChangelogReader::InBuffer() const {
+  if (!fast_) return pos_ < batch_.size();
+  const uint64_t next = next_.load();
+  return fast_->Has(next) && (!paced_ || fast_->DueBy(next, RealtimeNs()));
+}
+
+bool ChangelogReader::NextIsDue() {
+  if (fast_->DueBy(next_, clock_ns_)) return true;
+  clock_ns_ = RealtimeNs();
+  return fast_->DueBy(next_, clock_ns_);
+}
+
+void ChangelogReader::ArmForNext() {
+  struct itimerspec when {};
+  if (fast_->Has(next_) && (mask_ & kGeneratedTypes) != 0) {
+    const uint64_t due = fast_->DueNs(next_);
+    when.it_value.tv_sec = static_cast<time_t>(due / 1000000000ULL);
+    when.it_value.tv_nsec = static_cast<long>(due % 1000000000ULL);
+    if (due == 0) when.it_value.tv_nsec = 1;  // an all-zero value would disarm
+  }
+  ::timerfd_settime(wake_fd_.get(), TFD_TIMER_ABSTIME, &when, nullptr);
+}
+
 int ChangelogReader::NextGenerated() {
   for (;;) {
     if (!fast_->Has(next_) || (mask_ & kGeneratedTypes) == 0) {
-      ClearReady();  // a finite generated log has ended: nothing more will come
+      // A finite generated log has ended: nothing more will come.
+      if (paced_) {
+        ArmForNext();  // disarms
+      } else {
+        ClearReady();
+      }
       if (!(flags_ & CHANGELOG_FLAG_FOLLOW)) return 1;
       std::this_thread::sleep_for(std::chrono::milliseconds(kPollFallbackMs));
+      continue;
+    }
+    if (paced_ && !NextIsDue()) {
+      ArmForNext();  // readable again exactly when next_ is due
+      if (!(flags_ & CHANGELOG_FLAG_FOLLOW)) return 1;
+      struct pollfd pfd {};
+      pfd.fd = wake_fd_.get();
+      pfd.events = POLLIN;
+      ::poll(&pfd, 1, -1);
       continue;
     }
     uint64_t index = next_++;
     if (mask_ & (1ULL << FastLog::TypeAt(index))) {
       fast_->RecordAt(mdt_, index, current_);
       frontier_->Advance(mdt_, index);
+      // The descriptor stays readable only while the following record is due.
+      if (paced_ && (!fast_->Has(next_) || !NextIsDue())) ArmForNext();
       return 0;
     }
   }

@@ -7,7 +7,10 @@
 // change of the state directory (inotify; the WAL changes on every commit) and at least every
 // 20 ms (a commit becomes visible only after its WAL write); Recv clears it when it finds
 // nothing new. In follow mode Recv blocks until a record arrives. A generated log (fast
-// mode) is always ready, until a finite one ends. A generated log (fast mode) is produced record by record by FastLog.
+// mode) is produced record by record by FastLog. Unpaced, it is always ready until a finite
+// one ends (an eventfd). Paced (fast_log.h), its descriptor is a CLOCK_REALTIME timerfd armed
+// at the due time of the next record: readable exactly when that record is due; a record not
+// yet due is end-of-log (1) without follow, and with follow Recv sleeps until it is due.
 // Records are handed out as malloc'd struct changelog_rec (free() or llapi_changelog_free),
 // packed with the extensions the start flags and set_xflags ask for; records whose type is
 // not in the reader's mask (the user's, for llapi_changelog_start_user) are skipped.
@@ -41,14 +44,20 @@ class ChangelogReader {
   ~ChangelogReader();
   int fd() const { return wake_fd_.get(); }
   // Whether Recv has a record at hand (it will not block): buffered (stored mode), or the
-  // generated log goes on (fast mode).
-  bool InBuffer() const { return fast_ ? fast_->Has(next_.load()) : pos_ < batch_.size(); }
+  // generated log has a record that is due (fast mode).
+  bool InBuffer() const;
 
  private:
   ChangelogReader() = default;
   // Next stored record wanted by the mask into `current_`; 0, 1 or -errno.
   int NextStored();
   int NextGenerated();
+  // Paced generated log: whether record next_ is due now (reads the clock only when the last
+  // reading is too old to tell).
+  bool NextIsDue();
+  // Paced generated log: arms the timerfd at the due time of next_ (disarms it past the end
+  // of a finite log); re-arming also clears a previous expiry.
+  void ArmForNext();
   void WaitForChange();
   // Stored mode: sets wake_fd_ whenever the log holds records from next_ on.
   void WatchStoredLog(UniqueFd notify);
@@ -67,7 +76,10 @@ class ChangelogReader {
   std::vector<lustre::ChangelogRecord> batch_;
   size_t pos_ = 0;
   lustre::ChangelogRecord current_;
-  UniqueFd wake_fd_;                         // eventfd: set by the watcher (stored), always (fast)
+  UniqueFd wake_fd_;                         // eventfd: set by the watcher (stored), always (fast);
+                                             // timerfd for a paced generated log
+  bool paced_ = false;                       // generated log with a rate
+  uint64_t clock_ns_ = 0;                    // paced: the last CLOCK_REALTIME reading
   std::atomic<bool> stopping_{false};
   std::thread watcher_;                      // stored mode
 };

@@ -58,10 +58,17 @@ uint32_t FastLog::TypeAt(uint64_t index) {
   }
 }
 
+uint64_t FastLog::DueNs(uint64_t index) const {
+  if (spec_.rate == 0) return spec_.epoch_ns;
+  constexpr uint64_t kNsPerSecond = 1000000000ULL;
+  // index * 1e9 / rate without overflow for any index below 2^64 / 1e9 seconds' worth.
+  return spec_.epoch_ns + index / spec_.rate * kNsPerSecond + index % spec_.rate * kNsPerSecond / spec_.rate;
+}
+
 void FastLog::RecordAt(int mdt, uint64_t index, lustre::ChangelogRecord& r) const {
   r.index = index;
   r.prev = 0;
-  r.time_ns = spec_.epoch_ns + index * 1000;
+  r.time_ns = TimeNs(index);
   r.flags = 0;
   r.pfid = {};
   r.name.clear();

@@ -13,6 +13,10 @@
 // q%0x20000 + 1 : 0]; q = 0 is the MDT's directory, directory j is q = 1 + 4097j and file k
 // is q = 2 + 4097(k/4096) + k%4096.
 //
+// Pacing: with spec.rate = N > 0 records per second per MDT, record i is due at
+// epoch_ns + i * 1e9 / N (CLOCK_REALTIME) and stamped with that time; readers hand it out no
+// earlier. With rate 0 (unlimited) every record is available at once, stamped epoch_ns + i * 1000.
+//
 // PathAt answers fid2path as of a point in the log: the namespace after record `applied`.
 // Immutable after construction; safe to share between threads.
 #pragma once
@@ -29,7 +33,8 @@ namespace fathom::lustre_sim {
 struct FastLogSpec {
   int mdts = 1;
   uint64_t records = 0;     // per MDT; 0: unbounded
-  uint64_t epoch_ns = 0;    // record i is at epoch_ns + i * 1000
+  uint64_t epoch_ns = 0;    // record i is at epoch_ns + i * 1000 (rate 0) or DueNs(i)
+  uint64_t rate = 0;        // records per second per MDT; 0: unlimited (all due at once)
   std::string nid = "0@lo";
 };
 
@@ -44,6 +49,13 @@ class FastLog {
 
   // True when the MDT's log has record `index` (1-based).
   bool Has(uint64_t index) const { return index >= 1 && (spec_.records == 0 || index <= spec_.records); }
+  // When record `index` becomes available (CLOCK_REALTIME ns): epoch_ns + index * 1e9 / rate,
+  // or epoch_ns when the rate is unlimited.
+  uint64_t DueNs(uint64_t index) const;
+  // Whether record `index` is available at `now_ns` (always with an unlimited rate).
+  bool DueBy(uint64_t index, uint64_t now_ns) const { return spec_.rate == 0 || DueNs(index) <= now_ns; }
+  // The record's timestamp: its due time when paced, else epoch_ns + index * 1000.
+  uint64_t TimeNs(uint64_t index) const { return spec_.rate == 0 ? spec_.epoch_ns + index * 1000 : DueNs(index); }
   // Fills `out` with record `index` of `mdt` (which must exist: Has(index), mdt < mdts).
   // Reuses `out`'s string storage.
   void RecordAt(int mdt, uint64_t index, lustre::ChangelogRecord& out) const;

@@ -18,6 +18,10 @@ Status SetupFastMode(const FastModeConfig& config) {
   if (ec) return ErrnoStatus(EINVAL, "invalid state directory '" + config.state_dir + "': " + ec.message());
   while (state_dir.size() > 1 && state_dir.back() == '/') state_dir.pop_back();
 
+  if (config.rate > kMaxFastRate) {
+    return ErrnoStatus(EINVAL, "rate " + std::to_string(config.rate) + " records/s is above the limit of " +
+                                   std::to_string(kMaxFastRate) + " (use 0 for unlimited)");
+  }
   auto existing = FindRegistryEntry(config.fsname);
   if (existing.ok() && existing->mode != "fast") {
     return ErrnoStatus(EBUSY, "file system '" + config.fsname + "' is already mounted at " + existing->mount +
@@ -53,6 +57,7 @@ Status SetupFastMode(const FastModeConfig& config) {
   entry.mode = "fast";
   entry.mount = "";
   entry.state_dir = state_dir;
+  entry.rate = config.rate;
   return WriteRegistryEntry(entry);
 }
 

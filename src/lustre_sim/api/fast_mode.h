@@ -7,8 +7,9 @@
 // restarted at last+1 continues exactly. See fast_log.h for the generated namespace.
 //
 // SetupFastMode creates (or reopens, keeping its users and its time base) the state in
-// `state_dir` and writes the registry entry {fsname, mode "fast", state_dir}; fsname and the
-// MDT count must match an existing state. TeardownFastMode removes the registry entry and
+// `state_dir` and writes the registry entry {fsname, mode "fast", state_dir, rate}; fsname and the
+// MDT count must match an existing state. A paced log (rate > 0) set up on a fresh state starts
+// now: record i is due i / rate seconds after setup (fast_log.h). TeardownFastMode removes the registry entry and
 // keeps the state. Both are plain functions, safe to call from any thread.
 #pragma once
 
@@ -25,7 +26,10 @@ struct FastModeConfig {
   int mdts = 1;            // 1-16
   std::string state_dir;   // created if missing; made absolute
   uint64_t records = 0;    // records per MDT; 0: unlimited
+  uint64_t rate = 0;       // records per second per MDT (at most kMaxFastRate); 0: unlimited
 };
+
+inline constexpr uint64_t kMaxFastRate = 1000000000;
 
 Status SetupFastMode(const FastModeConfig& config);
 Status TeardownFastMode(std::string_view fsname);

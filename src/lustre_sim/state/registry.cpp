@@ -30,6 +30,7 @@ std::optional<RegistryEntry> ReadEntry(const fs::path& file) {
   entry.mode = json.value("mode", "fuse");
   entry.mount = json.value("mount", "");
   entry.state_dir = json.value("state_dir", "");
+  entry.rate = json.value("rate", uint64_t{0});
   if (entry.fsname.empty() || entry.state_dir.empty()) return std::nullopt;
   return entry;
 }
@@ -70,6 +71,7 @@ Status WriteRegistryEntry(const RegistryEntry& entry) {
                          {"mode", entry.mode},
                          {"mount", entry.mount},
                          {"state_dir", entry.state_dir}};
+  if (entry.mode == "fast") json["rate"] = entry.rate;
   std::string path = EntryPath(entry.fsname);
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {

@@ -3,11 +3,13 @@
 //
 // `fathom-lustre-sim mount` (or `fast`) writes one small JSON file per file system into the
 // registry directory: $FATHOM_LUSTRE_SIM_RUNDIR if set, else /run/fathom-lustre-sim. It
-// names the fsname, mode ("fuse" or "fast"), mount point and state directory; unmount
+// names the fsname, mode ("fuse" or "fast"), mount point and state directory (and, in fast
+// mode, the pacing rate of the generated changelogs); unmount
 // removes it. Lookups accept what Lustre tools accept: an fsname ("testfs"), an MDT device
 // name ("testfs-MDT0001"), or any path inside a mount point.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +24,7 @@ struct RegistryEntry {
   std::string mode = "fuse";   // "fuse" | "fast"
   std::string mount;           // absolute mount point ("" in fast mode)
   std::string state_dir;       // absolute
+  uint64_t rate = 0;           // fast mode: records per second per MDT (0: unlimited)
 };
 
 std::string RegistryDir();
