@@ -30,8 +30,12 @@ std::vector<std::pair<std::string, HandleKey>> TakeAtOrUnder(
 DirPathCache::DirPathCache(size_t capacity) : capacity_(capacity == 0 ? 1 : capacity) {}
 
 const DirPathCache::Entry* DirPathCache::Find(const HandleKey& key) {
+  if (last_pinned_ != nullptr && last_pinned_->first == key) return &last_pinned_->second;
   auto pin = pinned_.find(key);
-  if (pin != pinned_.end()) return &pin->second;
+  if (pin != pinned_.end()) {
+    last_pinned_ = &*pin;
+    return &pin->second;
+  }
   auto it = index_.find(key);
   if (it == index_.end()) return nullptr;
   lru_.splice(lru_.begin(), lru_, it->second);

@@ -15,6 +15,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "sources/fanotify/handle_key.h"
 
@@ -30,6 +31,11 @@ class DirPathCache {
   };
 
   explicit DirPathCache(size_t capacity);
+  // Not copyable: last_pinned_ points into pinned_ (a move carries the nodes along).
+  DirPathCache(const DirPathCache&) = delete;
+  DirPathCache& operator=(const DirPathCache&) = delete;
+  DirPathCache(DirPathCache&&) = default;
+  DirPathCache& operator=(DirPathCache&&) = default;
 
   // The entry for `key`, most-recently-used from now on; nullptr on a miss. The pointer is
   // valid until the next non-const call.
@@ -67,6 +73,9 @@ class DirPathCache {
   std::unordered_map<HandleKey, List::iterator> index_;
   std::map<std::string, HandleKey> by_path_;  // absolute entries in lru_, by path
   std::unordered_map<HandleKey, Entry> pinned_;
+  // The pinned entry Find() returned last (most events are in one watched directory); its
+  // node stays put while pinned_ only grows.
+  const std::pair<const HandleKey, Entry>* last_pinned_ = nullptr;
 };
 
 }  // namespace fathom::fanotify_internal

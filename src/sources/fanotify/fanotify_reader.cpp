@@ -25,9 +25,13 @@ constexpr uint64_t kNamingKinds = FAN_DELETE | FAN_MOVED_FROM
 #endif
     ;
 
-std::string Join(const std::string& dir, const std::string& name) {
-  if (dir == "/") return dir + name;
-  return dir + "/" + name;
+std::string Join(std::string_view dir, std::string_view name) {
+  std::string path;
+  path.reserve(dir.size() + 1 + name.size());
+  path.append(dir);
+  if (dir != "/") path.push_back('/');
+  path.append(name);
+  return path;
 }
 
 std::string_view Parent(std::string_view path) {
@@ -45,12 +49,16 @@ Status FanotifySource::Drain(std::vector<Event>& out) {
   extra_reads_ = kMaxExtraReadsPerDrain;
   while (ReadMore(budget)) {
   }
+  // About one event a step: grow `out` once, geometrically (Drain may be called again on it).
+  const size_t want = out.size() + steps_.size();
+  if (want > out.capacity()) out.reserve(std::max(want, 2 * out.capacity()));
   // Executing a step may read more records (and plan more steps): index, not iterators.
   for (size_t s = 0; s < steps_.size(); ++s) {
     const Step step = steps_[s];
     Execute(step, out);
   }
-  records_.clear();
+  record_count_ = 0;
+  if (records_.size() > kKeptRecordSlots) records_.resize(kKeptRecordSlots);
   steps_.clear();
   namings_.clear();
   counters_.events += out.size() - start;
@@ -70,20 +78,19 @@ bool FanotifySource::ReadMore(int& budget) {
   }
   --budget;
   read_ts_ = NowNs();
-  std::vector<RawRecord> parsed;
-  if (!ParseRecords(buf_.get(), static_cast<size_t>(n), own_pid_, parsed)) {
+  const size_t begin = record_count_;
+  if (!ParseRecordsInto(buf_.get(), static_cast<size_t>(n), own_pid_, records_, record_count_)) {
     read_error_ = Status::Error(
         "fanotify source: the kernel reports an unknown event format; "
         "use --backend inotify");
   }
-  const size_t begin = records_.size();
-  for (auto& r : parsed) {
+  for (size_t i = begin; i < record_count_; ++i) {
+    const RawRecord& r = records_[i];
     if ((r.mask & FAN_ONDIR) && (r.mask & kNamingKinds) && !r.object.empty() && !r.dir.empty()) {
-      namings_[r.object].push_back(records_.size());
+      namings_[r.object].push_back(i);
     }
-    records_.push_back(std::move(r));
   }
-  PlanSteps(records_, begin, steps_);
+  PlanSteps(records_, begin, record_count_, steps_);
   return true;
 }
 
@@ -112,15 +119,20 @@ void FanotifySource::ExecuteSingle(const Step& step, std::vector<Event>& out) {
   const RawRecord& r = records_[step.record];
   const uint32_t isdir = (r.mask & FAN_ONDIR) ? kind::kIsDir : 0;
   if (!r.dir.empty()) {
-    auto parent = ResolveDir(r.dir, step.record);
-    if (!parent) return CountUnresolved(r, step.kind);
-    std::string path = Join(*parent, r.name);
-    if (isdir && !r.object.empty()) {
-      if (step.kind & (FAN_CREATE | FAN_MOVED_TO)) cache_.Learn(r.object, r.dir, r.name);
-      if (step.kind & (FAN_DELETE | FAN_MOVED_FROM)) cache_.Forget(r.object, path);
+    if (!ResolveDir(r.dir, step.record, parent_path_)) return CountUnresolved(r, step.kind);
+    if ((isdir && !r.object.empty()) || r.name.empty()) {
+      std::string path = Join(parent_path_, r.name);
+      if (isdir && !r.object.empty()) {
+        if (step.kind & (FAN_CREATE | FAN_MOVED_TO)) cache_.Learn(r.object, r.dir, r.name);
+        if (step.kind & (FAN_DELETE | FAN_MOVED_FROM)) cache_.Forget(r.object, path);
+      }
+      int root = MatchRoot(path, false);
+      if (root >= 0) Emit(out, step.kind | isdir, 0, root, std::move(path));
+      return;
     }
-    int root = MatchRoot(path, false);
-    if (root >= 0) Emit(out, step.kind | isdir, 0, root, std::move(path));
+    // The common case, a file's entry: the path is built only for the watched trees.
+    int root = MatchParent(parent_path_);
+    if (root >= 0) Emit(out, step.kind | isdir, 0, root, Join(parent_path_, r.name));
     return;
   }
   // An event on an object itself. inotify reports those of files only to a watch on the file,
@@ -136,20 +148,21 @@ void FanotifySource::ExecuteSingle(const Step& step, std::vector<Event>& out) {
     }
     return;  // a subdirectory's removal or move is reported by its parent's record
   }
-  auto path = ResolveDir(r.object, step.record);
-  if (!path) return CountUnresolved(r, step.kind);
-  int root = MatchRoot(*path, true);
-  if (root >= 0) Emit(out, step.kind | isdir, 0, root, std::move(*path));
+  std::string path;
+  if (!ResolveDir(r.object, step.record, path)) return CountUnresolved(r, step.kind);
+  int root = MatchRoot(path, true);
+  if (root >= 0) Emit(out, step.kind | isdir, 0, root, std::move(path));
 }
 
 void FanotifySource::HandleMove(const RawRecord& from, const HandleKey& to_dir,
                                 const std::string& to_name, const RawRecord& rec, size_t at,
                                 std::vector<Event>& out) {
   const uint32_t isdir = (rec.mask & FAN_ONDIR) ? kind::kIsDir : 0;
-  auto from_parent = ResolveDir(from.dir, at);
-  auto to_parent = ResolveDir(to_dir, at);
-  std::string from_path = from_parent ? Join(*from_parent, from.name) : std::string();
-  std::string to_path = to_parent ? Join(*to_parent, to_name) : std::string();
+  std::string from_dir_path, to_dir_path;
+  const bool from_parent = ResolveDir(from.dir, at, from_dir_path);
+  const bool to_parent = ResolveDir(to_dir, at, to_dir_path);
+  std::string from_path = from_parent ? Join(from_dir_path, from.name) : std::string();
+  std::string to_path = to_parent ? Join(to_dir_path, to_name) : std::string();
   if (!from_parent || !to_parent) CountUnresolved(rec, from_parent ? FAN_MOVED_TO : FAN_MOVED_FROM);
   if (isdir && !rec.object.empty()) {
     if (to_parent) {
@@ -175,14 +188,14 @@ void FanotifySource::HandleOverflow(std::vector<Event>& out) {
   }
 }
 
-std::optional<std::string> FanotifySource::ResolveDir(const HandleKey& key, size_t at) {
+bool FanotifySource::ResolveDir(const HandleKey& key, size_t at, std::string& base) {
   std::vector<std::string> names;  // innermost first
-  HandleKey cur = key;
-  std::string base;
+  HandleKey& cur = resolve_key_;
+  cur = key;
   for (int depth = 0;; ++depth) {
     if (depth >= kMaxDepth) {
       spdlog::debug("fanotify: directory chain longer than {} entries; dropped", kMaxDepth);
-      return std::nullopt;
+      return false;
     }
     if (const DirPathCache::Entry* e = cache_.Find(cur)) {
       if (e->absolute) {
@@ -209,10 +222,10 @@ std::optional<std::string> FanotifySource::ResolveDir(const HandleKey& key, size
     // be (rmdir makes the handle stale just before it queues the record).
     if (found.status().code().value() == ESTALE && ReadQueuedSoon()) continue;
     spdlog::debug("{}", found.status().message());
-    return std::nullopt;
+    return false;
   }
   for (auto it = names.rbegin(); it != names.rend(); ++it) base = Join(base, *it);
-  return base;
+  return true;
 }
 
 bool FanotifySource::ReadQueuedSoon() {
@@ -245,17 +258,28 @@ int FanotifySource::MatchRoot(const std::string& path, bool self) const {
   return -1;
 }
 
+int FanotifySource::MatchParent(const std::string& parent) const {
+  for (size_t i = 0; i < roots_.size(); ++i) {
+    const Root& root = roots_[i];
+    if (!root.active) continue;
+    if (parent == root.path ||
+        (options_.recursive && source_internal::IsUnder(parent, root.path))) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
 void FanotifySource::Emit(std::vector<Event>& out, uint32_t mask, uint32_t cookie, int root,
                           std::string path) {
   if (!(mask & (options_.kinds | kind::kAlwaysDelivered) & kind::kAll)) return;
-  Event e;
+  Event& e = out.emplace_back();
   e.ts_ns = read_ts_;
   e.mask = mask;
   e.cookie = cookie;
   e.root = roots_[static_cast<size_t>(root)].path;
   e.path = std::move(path);
   e.source = "fanotify";
-  out.push_back(std::move(e));
 }
 
 void FanotifySource::CountUnresolved(const RawRecord& r, uint64_t kind) {

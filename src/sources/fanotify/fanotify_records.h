@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,10 @@ struct RawRecord {
 // Appends the records in buf[0, size) to `out`. Returns false (and keeps what it parsed) when
 // the buffer holds a record of an unknown metadata version.
 bool ParseRecords(const void* buf, size_t size, pid_t skip_pid, std::vector<RawRecord>& out);
+// The same, into slots[count, ...): slots already there are overwritten in place (their strings
+// keep their storage, so a reader that reuses one deque allocates nothing once it is warm) and
+// the deque grows when it runs out. `count` is advanced past the records written.
+bool ParseRecordsInto(const void* buf, size_t size, pid_t skip_pid, std::deque<RawRecord>& slots,
+                      size_t& count);
 
 }  // namespace fathom::fanotify_internal

@@ -27,7 +27,6 @@
 #include <atomic>
 #include <deque>
 #include <memory>
-#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -63,6 +62,9 @@ class FanotifySource final : public Source {
   static constexpr size_t kReadBufferBytes = 256 * 1024;
   static constexpr int kMaxReadsPerDrain = 8;
   static constexpr int kMaxExtraReadsPerDrain = 8;
+  // Parsed-record slots kept between drains (their strings keep their storage); a larger
+  // batch's extra slots are freed when it is done.
+  static constexpr size_t kKeptRecordSlots = 16384;
 
   std::string_view name() const override { return "fanotify"; }
   Status Start() override;
@@ -95,13 +97,16 @@ class FanotifySource final : public Source {
   void HandleMove(const RawRecord& from, const HandleKey& to_dir, const std::string& to_name,
                   const RawRecord& rec, size_t at, std::vector<Event>& out);
   void HandleOverflow(std::vector<Event>& out);
-  // The path of directory `key` as of record `at`, or nullopt.
-  std::optional<std::string> ResolveDir(const HandleKey& key, size_t at);
+  // The path of directory `key` as of record `at`, into `path`; false when it cannot be placed.
+  bool ResolveDir(const HandleKey& key, size_t at, std::string& path);
   // The first record at or after `at` that removes or renames directory `key` (naming it).
   const RawRecord* NamingRecord(const HandleKey& key, size_t at) const;
   // Index of the root `path` is reported under, or -1. `self`: the event is about `path`
   // itself (a root's own ATTRIB, say), not about an entry of its parent.
   int MatchRoot(const std::string& path, bool self) const;
+  // MatchRoot(Join(parent, name), false) for a non-empty `name` without '/', decided from the
+  // parent alone so that entries outside the watched trees cost no path.
+  int MatchParent(const std::string& parent) const;
   void Emit(std::vector<Event>& out, uint32_t mask, uint32_t cookie, int root, std::string path);
   void CountUnresolved(const RawRecord& r, uint64_t kind);
   uint32_t NextCookie();
@@ -119,11 +124,16 @@ class FanotifySource final : public Source {
   std::unique_ptr<uint64_t[]> buf_;
   int64_t read_ts_ = 0;
   Status read_error_;
-  // The batch being drained: records (a deque, so that records read while executing do not
-  // move the ones in use), their planned steps, and which records name which directories.
+  // The batch being drained: records_[0, record_count_) (a deque, so that records read while
+  // executing do not move the ones in use; slots past the count are reused by the next read),
+  // their planned steps, and which records name which directories.
   std::deque<RawRecord> records_;
+  size_t record_count_ = 0;
   std::vector<Step> steps_;
   std::unordered_map<HandleKey, std::vector<size_t>> namings_;
+  // Scratch for ExecuteSingle() and ResolveDir(), kept for their storage.
+  std::string parent_path_;
+  HandleKey resolve_key_;
   int extra_reads_ = 0;
   uint32_t last_cookie_ = 0;
   source_internal::SourceCounters counters_;

@@ -5,11 +5,17 @@
 namespace fathom::fanotify_internal {
 
 HandleKey MakeHandleKey(const void* fsid, int32_t handle_type, const void* bytes, size_t size) {
-  HandleKey key(kHandleKeyHeader + size, '\0');
+  HandleKey key;
+  AssignHandleKey(key, fsid, handle_type, bytes, size);
+  return key;
+}
+
+void AssignHandleKey(HandleKey& key, const void* fsid, int32_t handle_type, const void* bytes,
+                     size_t size) {
+  key.resize(kHandleKeyHeader + size);
   std::memcpy(key.data(), fsid, kFsidBytes);
   std::memcpy(key.data() + kFsidBytes, &handle_type, sizeof handle_type);
   if (size > 0) std::memcpy(key.data() + kHandleKeyHeader, bytes, size);
-  return key;
 }
 
 std::string_view KeyFsid(const HandleKey& key) {

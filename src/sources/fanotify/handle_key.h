@@ -18,6 +18,10 @@ inline constexpr size_t kFsidBytes = 8;
 inline constexpr size_t kHandleKeyHeader = kFsidBytes + sizeof(int32_t);
 
 HandleKey MakeHandleKey(const void* fsid, int32_t handle_type, const void* bytes, size_t size);
+// MakeHandleKey() into an existing key, reusing its storage (no allocation once it is large
+// enough).
+void AssignHandleKey(HandleKey& key, const void* fsid, int32_t handle_type, const void* bytes,
+                     size_t size);
 // The fsid part of a key (empty for a malformed key).
 std::string_view KeyFsid(const HandleKey& key);
 int32_t KeyHandleType(const HandleKey& key);
