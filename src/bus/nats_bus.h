@@ -6,20 +6,29 @@
 // on subject "<subject_prefix>.<token>", where the token is the collector name with every
 // byte outside [A-Za-z0-9_-] written as %HH ("mdt.0" -> "mdt%2E0"; one-to-one, never '.', '*',
 // '>' or white space), with Nats-Msg-Id "<token>:<to_position>" so the stream drops a
-// retransmitted batch (a duplicate acknowledgement counts as success). Commit() returns after
-// the publish acknowledgement, retrying with backoff (timeouts, no responders, leader
-// changes, a server down) until it arrives or Stop(); the position never advances before it.
-// Position() is the to_position of the last message on the collector's subject (0 if none).
-// Batches of kernel sources (no position) are numbered here: to = from + count; such a batch
-// too large for the server's max_payload is split into several messages.
+// retransmitted batch (a duplicate acknowledgement counts as success). A batch larger than the
+// server's max_payload goes as several parts, each a Batch frame with the whole batch's
+// (from, to] and a contiguous slice of its events (batch_parts.h: headers, message ids); a
+// single event larger than max_payload is a permanent error naming it. Commit() returns after
+// the publish acknowledgement of the (last) part, retrying with backoff (timeouts, no
+// responders, leader changes, a server down) until it arrives or Stop(); the position never
+// advances before it. Batches of kernel sources (no position) are numbered here:
+// to = from + count.
+// Position() comes from the last message on the collector's subject (0 if none): its
+// to_position, or, when it is a part before the last of its batch (a run that died between
+// parts), its from_position: the batch is sent again whole. Subscribers deliver a batch's
+// parts only together with its last part, so the cut run's parts are delivered only when the
+// resent batch takes them over (the same message ids, inside the duplicate window) and never
+// otherwise: nothing is lost or delivered twice whether or not the window has passed.
 // Subscriber: a pull consumer (durable when SubscribeOptions::name is set, else ephemeral)
 // created at the stream sequence where delivery must start: since >> 16 (events at or below
-// `since` in that message skipped), else the durable name's acknowledged messages, else the
+// `since` in that message skipped; the earlier parts of a batch in parts read back), else the durable name's acknowledged messages, else the
 // end of the stream (live only). Path prefix and kinds are applied here. Acknowledge(id)
 // acknowledges (AckAll) the messages wholly at or below id. Ids removed by the stream's
 // limits before delivery make Next() fail naming them.
-// Event ids on the bus are (stream sequence << 16) | index of the event in its message:
-// strictly increasing, not contiguous.
+// Event ids on the bus are (stream sequence << 16) | index of the event in its batch, where
+// the sequence is that of the batch's message (its last part when split): strictly
+// increasing, not contiguous.
 // Thread use as in fathom/client.h.
 #pragma once
 

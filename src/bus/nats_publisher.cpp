@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "bus/batch_parts.h"
 #include "bus/bus_names.h"
 #include "bus/jetstream_link.h"
 #include "bus/nats_bus.h"
@@ -15,9 +16,6 @@ namespace {
 using internal::JetStreamLink;
 using internal::NatsFailure;
 using internal::NatsPtr;
-
-// Room left in a message for its headers (Nats-Msg-Id) and protocol line.
-constexpr size_t kHeaderAllowance = 1024;
 
 class NatsPublisher final : public EventSink {
  public:
@@ -38,10 +36,11 @@ class NatsPublisher final : public EventSink {
  private:
   Status LoadPosition();
   Result<uint64_t> ReadLastPosition();
-  std::string Frame(const std::vector<Event>& events, size_t first, size_t count, uint64_t from, uint64_t to) const;
-  // Publishes one batch frame covering (from, to] and waits for the stream's acknowledgement,
-  // retrying until it arrives or Stop(); returns the message's stream sequence.
-  Result<uint64_t> Publish(const std::string& frame, uint64_t from, uint64_t to);
+  // Publishes one message (a whole batch, or one part with `part` set) and waits for the
+  // stream's acknowledgement, retrying until it arrives or Stop(); returns its stream sequence
+  // (the stored one's when the stream recognised a duplicate).
+  Result<uint64_t> Publish(const std::string& frame, const std::string& msg_id, const internal::PartInfo* part,
+                           uint64_t from, uint64_t to);
   Status Connected();
   Status Retry(const Status& failure, std::string_view doing);
 
@@ -50,7 +49,8 @@ class NatsPublisher final : public EventSink {
   JetStreamLink link_;
   bool stream_ready_ = false;
   bool position_loaded_ = false;
-  uint64_t committed_ = 0;  // to_position of the last acknowledged batch
+  uint64_t committed_ = 0;  // to_position of the last batch whose every part is acknowledged
+  int64_t max_payload_ = 0;
   size_t max_frame_ = 0;
   uint64_t failures_ = 0;
 };
@@ -61,8 +61,8 @@ Status NatsPublisher::Connected() {
     FATHOM_RETURN_IF_ERROR(link_.EnsureStream(options_.bus));
     stream_ready_ = true;
   }
-  const int64_t max_payload = natsConnection_GetMaxPayload(link_.connection());
-  if (max_payload > static_cast<int64_t>(kHeaderAllowance)) max_frame_ = static_cast<size_t>(max_payload) - kHeaderAllowance;
+  max_payload_ = natsConnection_GetMaxPayload(link_.connection());
+  max_frame_ = internal::MaxFrame(max_payload_, subject_);
   return Status::Ok();
 }
 
@@ -86,6 +86,10 @@ Status NatsPublisher::Retry(const Status& failure, std::string_view doing) {
   return Status::Ok();
 }
 
+// The last message on the collector's subject decides: a whole batch or the last part of one
+// gives its to_position; a part before the last means the previous run died between parts,
+// so the batch is not published and the position is its from_position (the stored parts are
+// never delivered; the batch is sent again whole).
 Result<uint64_t> NatsPublisher::ReadLastPosition() {
   natsMsg* raw = nullptr;
   jsErrCode jerr = static_cast<jsErrCode>(0);
@@ -105,7 +109,16 @@ Result<uint64_t> NatsPublisher::ReadLastPosition() {
                     decoded.ok() ? "" : decoded.status().message()),
         std::make_error_code(std::errc::invalid_argument));
   }
-  return std::get<wire::Batch>(decoded.value()).to_position;
+  const auto& batch = std::get<wire::Batch>(decoded.value());
+  FATHOM_ASSIGN_OR_RETURN(std::optional<internal::PartInfo> part, internal::ReadPartInfo(msg.get()));
+  if (part && !part->last()) {
+    spdlog::warn("collector '{}': the last message on {} is part {} of {} of batch ({}, {}]; that batch was cut "
+                 "short and is sent again from position {}",
+                 options_.collector, subject_, part->part, part->parts, batch.from_position, batch.to_position,
+                 batch.from_position);
+    return batch.from_position;
+  }
+  return batch.to_position;
 }
 
 Status NatsPublisher::LoadPosition() {
@@ -126,28 +139,19 @@ Status NatsPublisher::LoadPosition() {
   return Status::Ok();
 }
 
-std::string NatsPublisher::Frame(const std::vector<Event>& events, size_t first, size_t count, uint64_t from,
-                                 uint64_t to) const {
-  wire::Batch batch{options_.collector, from, to, {}};
-  batch.events.assign(events.begin() + static_cast<std::ptrdiff_t>(first),
-                      events.begin() + static_cast<std::ptrdiff_t>(first + count));
-  for (auto& e : batch.events) e.id = 0;
-  return wire::Encode(batch);
-}
-
-Result<uint64_t> NatsPublisher::Publish(const std::string& frame, uint64_t from, uint64_t to) {
-  const std::string msg_id = internal::BatchMessageId(options_.collector, to);
+Result<uint64_t> NatsPublisher::Publish(const std::string& frame, const std::string& msg_id,
+                                        const internal::PartInfo* part, uint64_t from, uint64_t to) {
   for (;;) {
     Status s = Connected();
     if (s.ok()) {
+      auto msg = internal::BatchMessage(subject_, frame, msg_id, part);
+      if (!msg.ok()) return msg.status();
       jsPubOptions po;
       jsPubOptions_Init(&po);
       po.MaxWait = options_.ack_timeout.count();
-      po.MsgId = msg_id.c_str();
       jsPubAck* raw_ack = nullptr;
       jsErrCode jerr = static_cast<jsErrCode>(0);
-      natsStatus ps = js_Publish(&raw_ack, link_.js(), subject_.c_str(), frame.data(),
-                                 static_cast<int>(frame.size()), &po, &jerr);
+      natsStatus ps = js_PublishMsg(&raw_ack, link_.js(), msg.value().get(), &po, &jerr);
       NatsPtr<jsPubAck> ack(raw_ack);
       if (ps == NATS_OK) {
         link_.ResetBackoff();
@@ -155,8 +159,9 @@ Result<uint64_t> NatsPublisher::Publish(const std::string& frame, uint64_t from,
         failures_ = 0;
         return ack->Sequence;
       }
-      s = NatsFailure(fmt::format("publishing batch ({}, {}] on {} to stream '{}'", from, to, subject_,
-                                  options_.bus.stream),
+      const std::string which = part == nullptr ? std::string() : fmt::format(" part {} of {}", part->part, part->parts);
+      s = NatsFailure(fmt::format("publishing batch ({}, {}]{} ({} bytes) on {} to stream '{}'", from, to, which,
+                                  frame.size(), subject_, options_.bus.stream),
                       ps, jerr);
     }
     FATHOM_RETURN_IF_ERROR(Retry(s, "publishing to NATS"));
@@ -165,7 +170,7 @@ Result<uint64_t> NatsPublisher::Publish(const std::string& frame, uint64_t from,
 
 Status NatsPublisher::Commit(std::vector<Event>& batch, const std::optional<SourcePosition>& position) {
   if (batch.size() > wire::kMaxBatchEvents) {
-    return Status::Error(fmt::format("batch of {} events for collector '{}' exceeds the {} a bus message holds",
+    return Status::Error(fmt::format("batch of {} events for collector '{}' exceeds the {} a bus batch holds",
                                      batch.size(), options_.collector, wire::kMaxBatchEvents));
   }
   if (batch.empty() && !position) return Status::Ok();
@@ -174,32 +179,29 @@ Status NatsPublisher::Commit(std::vector<Event>& batch, const std::optional<Sour
     for (auto& e : batch) e.id = 0;
     return Status::Ok();
   }
-  // A batch numbered here is split into messages the server accepts; a source's own
-  // position covers the whole batch, which must then fit one message.
-  size_t first = 0;
-  size_t chunk = std::max<size_t>(batch.size(), 1);
-  do {
-    const size_t count = std::min(chunk, batch.size() - first);
-    const uint64_t from = committed_;
-    const uint64_t to = position ? position->position : from + count;
-    const std::string frame = Frame(batch, first, count, from, to);
-    if (max_frame_ > 0 && frame.size() > max_frame_) {
-      if (!position && count > 1) {
-        chunk = count / 2;
-        continue;
-      }
-      return Status::Error(
-          fmt::format("batch of {} events for collector '{}' encodes to {} bytes, more than the NATS server "
-                      "{} accepts ({} bytes with headers): raise max_payload in the nats-server configuration "
-                      "(e.g. max_payload: 8MB) or send smaller batches",
-                      count, options_.collector, frame.size(), link_.servers_text(), max_frame_ + kHeaderAllowance),
-          std::make_error_code(std::errc::invalid_argument));
+  const uint64_t from = committed_;
+  const uint64_t to = position ? position->position : from + batch.size();
+  const internal::SplitTarget target{options_.collector, link_.servers_text(), max_payload_, max_frame_};
+  FATHOM_ASSIGN_OR_RETURN(std::vector<internal::BatchPart> parts, internal::SplitBatch(target, batch, from, to));
+  uint64_t seq = 0;
+  if (parts.size() == 1) {
+    FATHOM_ASSIGN_OR_RETURN(seq, Publish(parts[0].frame, internal::BatchMessageId(options_.collector, to), nullptr,
+                                         from, to));
+  } else {
+    const uint64_t digest = internal::BatchDigest(parts);
+    internal::PartInfo info;
+    info.parts = static_cast<uint32_t>(parts.size());
+    info.total = static_cast<uint32_t>(batch.size());
+    for (size_t k = 0; k < parts.size(); ++k) {
+      info.part = static_cast<uint32_t>(k + 1);
+      info.first_index = static_cast<uint32_t>(parts[k].first);
+      info.prev_seq = seq;
+      FATHOM_ASSIGN_OR_RETURN(seq, Publish(parts[k].frame, internal::PartMessageId(options_.collector, to, info, digest),
+                                           &info, from, to));
     }
-    FATHOM_ASSIGN_OR_RETURN(uint64_t seq, Publish(frame, from, to));
-    for (size_t i = 0; i < count; ++i) batch[first + i].id = (seq << kIdIndexBits) | i;
-    committed_ = to;
-    first += count;
-  } while (first < batch.size());
+  }
+  for (size_t i = 0; i < batch.size(); ++i) batch[i].id = (seq << kIdIndexBits) | i;
+  committed_ = to;
   return Status::Ok();
 }
 

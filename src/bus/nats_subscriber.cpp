@@ -5,13 +5,19 @@
 // messages, or after the stream's last message (live only). A stream sequence that skips
 // ahead of the last one seen means messages were removed (limits, purge): Next() then fails
 // naming the ids that are gone.
+// A batch sent in several parts (batch_parts.h) is delivered when its last part is read: the
+// parts before it are kept per subject while they arrive in order, and read back through the
+// Fathom-Prev-Seq chain when delivery started between them (since, a durable restart). Parts
+// of a batch whose last part never came are dropped when their subject moves on.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <thread>
 
+#include "bus/batch_parts.h"
 #include "bus/bus_names.h"
 #include "bus/jetstream_link.h"
 #include "bus/nats_bus.h"
@@ -56,6 +62,14 @@ class NatsSubscriber final : public Subscriber {
   void Stop() override { link_.Close(); }
 
  private:
+  // The parts read so far of a subject's batch whose last part has not come yet.
+  struct Staged {
+    uint64_t from = 0;
+    uint64_t to = 0;
+    internal::PartInfo info;  // of the last part staged
+    uint64_t last_seq = 0;    // its stream sequence
+    std::vector<Event> events;
+  };
   struct Unacked {
     uint64_t seq = 0;
     uint64_t last_delivered_id = 0;  // 0 when none of its events matched
@@ -66,6 +80,12 @@ class NatsSubscriber final : public Subscriber {
   Status CreateConsumer(uint64_t start_seq);
   Status Recover();
   Status Process(natsMsg* msg, std::vector<Event>& out);
+  // Stages a part before the last; for the last part, replaces `events` with the whole batch
+  // (false: every id of the batch is at or below last_id_, nothing to deliver).
+  Result<bool> Assemble(uint64_t seq, const std::string& subject, const wire::Batch& batch,
+                        const internal::PartInfo& info, std::vector<Event>& events);
+  // Reads parts 1..info.part-1 of the batch whose part `info` is at `seq` from the stream.
+  Result<std::vector<Event>> ReadEarlierParts(uint64_t seq, const wire::Batch& batch, const internal::PartInfo& info);
   Status StoppedError() const {
     return Status::Error(fmt::format("subscription to NATS stream '{}' was stopped", options_.bus.stream));
   }
@@ -82,6 +102,7 @@ class NatsSubscriber final : public Subscriber {
   uint64_t last_delivered_id_ = 0;  // the last id handed to the caller
   uint64_t acked_seq_ = 0;          // messages through this sequence are acknowledged (durable)
   std::deque<Unacked> unacked_;     // durable: processed messages not yet acknowledged
+  std::map<std::string, Staged> staged_;  // by subject
   Status deferred_;                 // a failure met after events were already handed out
   std::chrono::steady_clock::time_point last_check_ = std::chrono::steady_clock::now();
 };
@@ -198,7 +219,17 @@ Status NatsSubscriber::Process(natsMsg* msg, std::vector<Event>& out) {
                                      options_.bus.stream, natsMsg_GetSubject(msg), decoded.ok() ? "" : ": ",
                                      decoded.ok() ? "" : decoded.status().message()));
   }
-  auto& events = std::get<wire::Batch>(decoded.value()).events;
+  auto& batch = std::get<wire::Batch>(decoded.value());
+  auto& events = batch.events;
+  FATHOM_ASSIGN_OR_RETURN(std::optional<internal::PartInfo> part, internal::ReadPartInfo(msg));
+  const std::string subject = natsMsg_GetSubject(msg);
+  bool deliver = true;
+  if (part) {
+    FATHOM_ASSIGN_OR_RETURN(deliver, Assemble(seq, subject, batch, *part, events));
+  } else {
+    staged_.erase(subject);  // a whole batch: parts staged before it were cut short
+  }
+  if (!deliver) events.clear();
   uint64_t delivered = 0;
   for (size_t i = 0; i < events.size(); ++i) {
     const uint64_t id = FirstId(seq) | i;
@@ -215,6 +246,105 @@ Status NatsSubscriber::Process(natsMsg* msg, std::vector<Event>& out) {
     unacked_.push_back({seq, delivered, reply != nullptr ? reply : ""});
   }
   return Status::Ok();
+}
+
+Result<bool> NatsSubscriber::Assemble(uint64_t seq, const std::string& subject, const wire::Batch& batch,
+                                      const internal::PartInfo& info, std::vector<Event>& events) {
+  if (info.first_index + events.size() > info.total || (info.last() && info.first_index + events.size() != info.total)) {
+    return Status::Error(fmt::format("message {} of NATS stream '{}' (subject {}): part {} of {} holds events {}-{} of "
+                                     "a batch of {}",
+                                     seq, options_.bus.stream, subject, info.part, info.parts, info.first_index,
+                                     info.first_index + events.size(), info.total));
+  }
+  auto it = staged_.find(subject);
+  const bool continues = it != staged_.end() && it->second.from == batch.from_position &&
+                         it->second.to == batch.to_position && it->second.info.parts == info.parts &&
+                         it->second.info.total == info.total && it->second.info.part + 1 == info.part &&
+                         it->second.last_seq == info.prev_seq && it->second.events.size() == info.first_index;
+  if (!info.last()) {
+    if (info.part == 1 || continues) {
+      Staged& st = staged_[subject];
+      if (info.part == 1) st = Staged{batch.from_position, batch.to_position, info, seq, {}};
+      st.info = info;
+      st.last_seq = seq;
+      for (auto& e : events) st.events.push_back(std::move(e));
+    } else {
+      staged_.erase(subject);  // read back through the chain when the last part comes
+    }
+    return false;
+  }
+  // The last part: the batch's ids are (seq << 16) | index.
+  if ((FirstId(seq) | (info.total == 0 ? 0 : info.total - 1)) <= last_id_) {
+    staged_.erase(subject);
+    return false;
+  }
+  std::vector<Event> whole;
+  if (continues) {
+    whole = std::move(it->second.events);
+  } else {
+    FATHOM_ASSIGN_OR_RETURN(whole, ReadEarlierParts(seq, batch, info));
+  }
+  staged_.erase(subject);
+  whole.reserve(info.total);
+  for (auto& e : events) whole.push_back(std::move(e));
+  events = std::move(whole);
+  return true;
+}
+
+Result<std::vector<Event>> NatsSubscriber::ReadEarlierParts(uint64_t seq, const wire::Batch& batch,
+                                                            const internal::PartInfo& info) {
+  std::vector<std::vector<Event>> slices(info.part - 1);
+  internal::PartInfo at = info;
+  uint64_t at_seq = seq;
+  for (uint32_t k = info.part - 1; k >= 1; --k) {
+    const uint64_t prev = at.prev_seq;
+    auto failed = [&](std::string_view why) {
+      return Status::Error(fmt::format("message {} of NATS stream '{}' (part {} of {} of the batch ({}, {}] ending at "
+                                       "message {}): {}",
+                                       prev, options_.bus.stream, k, info.parts, batch.from_position, batch.to_position,
+                                       seq, why));
+    };
+    if (prev == 0 || prev >= at_seq) return failed("the part chain is broken");
+    natsMsg* raw = nullptr;
+    jsErrCode jerr = static_cast<jsErrCode>(0);
+    natsStatus s = js_GetMsg(&raw, link_.js(), options_.bus.stream.c_str(), prev, nullptr, &jerr);
+    NatsPtr<natsMsg> msg(raw);
+    if (s != NATS_OK) {
+      if (jerr == JSNoMessageFoundErr) {
+        return Status::Error(
+            fmt::format("ids {}-{} are gone from NATS stream '{}' (message {}, part {} of {} of their batch, was "
+                        "removed by its limits or a purge before it could be delivered); subscribe with --since {} "
+                        "to continue after them",
+                        FirstId(seq), FirstId(seq) | (info.total - 1), options_.bus.stream, prev, k, info.parts,
+                        LastId(seq)),
+            std::make_error_code(std::errc::no_message_available));
+      }
+      return NatsFailure(fmt::format("reading part {} of {} (message {}) of stream '{}'", k, info.parts, prev,
+                                     options_.bus.stream), s, jerr);
+    }
+    auto part = internal::ReadPartInfo(msg.get());
+    if (!part.ok()) return part.status();
+    auto decoded = wire::Decode(
+        std::string_view(natsMsg_GetData(msg.get()), static_cast<size_t>(natsMsg_GetDataLength(msg.get()))));
+    if (!part.value() || !decoded.ok() || !std::holds_alternative<wire::Batch>(decoded.value())) {
+      return failed("not a part of a fathom batch");
+    }
+    auto& earlier = std::get<wire::Batch>(decoded.value());
+    const internal::PartInfo& pi = *part.value();
+    if (pi.part != k || pi.parts != info.parts || pi.total != info.total ||
+        earlier.from_position != batch.from_position || earlier.to_position != batch.to_position ||
+        pi.first_index + earlier.events.size() != at.first_index) {
+      return failed("it does not continue into the next part");
+    }
+    slices[k - 1] = std::move(earlier.events);
+    at = pi;
+    at_seq = prev;
+  }
+  std::vector<Event> events;
+  for (auto& slice : slices) {
+    for (auto& e : slice) events.push_back(std::move(e));
+  }
+  return events;
 }
 
 Status NatsSubscriber::Next(std::vector<Event>& out, std::chrono::milliseconds timeout) {
