@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <string>
 
+#include "fathom/event.h"
 #include "lustre/changelog_binary.h"
 #include "lustre/lustre_abi.h"
 #include "lustre_sim/api/fast_log.h"
@@ -24,11 +25,7 @@ namespace {
 
 typedef int (*in_buf_fn)(void*);
 
-uint64_t RealtimeNs() {
-  struct timespec now {};
-  clock_gettime(CLOCK_REALTIME, &now);
-  return static_cast<uint64_t>(now.tv_sec) * 1000000000ULL + static_cast<uint64_t>(now.tv_nsec);
-}
+uint64_t RealtimeNs() { return static_cast<uint64_t>(NowNs()); }
 
 uint64_t ThreadCpuNs() {
   struct timespec now {};

@@ -81,7 +81,7 @@ TEST(EventPlan, MergedMaskIsSplitInTheOrderThingsHappen) {
   std::deque<RawRecord> records = {
       Rec(FAN_CLOSE_WRITE | FAN_MODIFY | FAN_CREATE, "root", "f", "F")};
   std::vector<Step> steps;
-  PlanSteps(records, 0, steps);
+  PlanSteps(records, 0, records.size(), steps);
   EXPECT_EQ(Singles(steps), (std::vector<std::pair<size_t, uint32_t>>{
                                 {0, FAN_CREATE}, {0, FAN_MODIFY}, {0, FAN_CLOSE_WRITE}}));
 }
@@ -94,7 +94,7 @@ TEST(EventPlan, MergedDirectoryRemovalComesAfterWhatHappenedInside) {
       Rec(FAN_CREATE, "root", "later", "L"),
   };
   std::vector<Step> steps;
-  PlanSteps(records, 0, steps);
+  PlanSteps(records, 0, records.size(), steps);
   EXPECT_EQ(
       Singles(steps),
       (std::vector<std::pair<size_t, uint32_t>>{
@@ -108,7 +108,7 @@ TEST(EventPlan, MovedFromIsPairedWithTheMovedToOfTheSameObject) {
       Rec(FAN_MOVED_TO, "root", "b", "F"),
   };
   std::vector<Step> steps;
-  PlanSteps(records, 0, steps);
+  PlanSteps(records, 0, records.size(), steps);
   ASSERT_EQ(steps.size(), 3u);
   EXPECT_EQ(steps[0], (Step{Step::Type::kSingle, FAN_CREATE, 0, 0}));
   EXPECT_EQ(steps[1], (Step{Step::Type::kSingle, FAN_CREATE, 1, 0}));

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <thread>
 
+#include "fathom/event.h"
 #include "lustre/changelog_binary.h"
 
 namespace fathom::lustre_sim {
@@ -24,12 +25,6 @@ constexpr uint64_t kGeneratedTypes = (1ULL << CL_MKDIR) | (1ULL << CL_CREATE) | 
                                      (1ULL << CL_SETATTR);
 
 int Errno(const Status& status) { return -StatusErrno(status); }
-
-uint64_t RealtimeNs() {
-  struct timespec now {};
-  clock_gettime(CLOCK_REALTIME, &now);
-  return static_cast<uint64_t>(now.tv_sec) * 1000000000ULL + static_cast<uint64_t>(now.tv_nsec);
-}
 
 }  // namespace
 
@@ -161,12 +156,12 @@ int ChangelogReader::NextStored() {
 bool ChangelogReader::InBuffer() const {
   if (!fast_) return pos_ < batch_.size();
   const uint64_t next = next_.load();
-  return fast_->Has(next) && (!paced_ || fast_->DueBy(next, RealtimeNs()));
+  return fast_->Has(next) && (!paced_ || fast_->DueBy(next, static_cast<uint64_t>(NowNs())));
 }
 
 bool ChangelogReader::NextIsDue() {
   if (fast_->DueBy(next_, clock_ns_)) return true;
-  clock_ns_ = RealtimeNs();
+  clock_ns_ = static_cast<uint64_t>(NowNs());
   return fast_->DueBy(next_, clock_ns_);
 }
 

@@ -85,10 +85,6 @@ class HandleIndex {
 
 }  // namespace
 
-void PlanSteps(const std::deque<RawRecord>& records, size_t begin, std::vector<Step>& out) {
-  PlanSteps(records, begin, records.size(), out);
-}
-
 void PlanSteps(const std::deque<RawRecord>& records, size_t begin, size_t end,
                std::vector<Step>& out) {
   // Keys are views of the records' handles, which outlive this call.

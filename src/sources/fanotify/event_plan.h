@@ -42,7 +42,5 @@ struct Step {
 // The steps for records[begin, end), appended to `out`.
 void PlanSteps(const std::deque<RawRecord>& records, size_t begin, size_t end,
                std::vector<Step>& out);
-// The steps for records[begin, records.size()), appended to `out`.
-void PlanSteps(const std::deque<RawRecord>& records, size_t begin, std::vector<Step>& out);
 
 }  // namespace fathom::fanotify_internal

@@ -92,9 +92,10 @@ void DecodeInfos(const char* rec, const fanotify_event_metadata& meta, RawRecord
   }
 }
 
-// The loop both entry points share; next() gives the empty record to fill for each event kept.
-template <typename NextRecord>
-bool Parse(const void* buf, size_t size, pid_t skip_pid, NextRecord&& next) {
+}  // namespace
+
+bool ParseRecordsInto(const void* buf, size_t size, pid_t skip_pid, std::deque<RawRecord>& slots,
+                      size_t& count) {
   const char* base = static_cast<const char*>(buf);
   size_t pos = 0;
   while (size - pos >= sizeof(fanotify_event_metadata)) {
@@ -106,32 +107,16 @@ bool Parse(const void* buf, size_t size, pid_t skip_pid, NextRecord&& next) {
     pos += meta.event_len;
     if (meta.fd >= 0) close(meta.fd);  // not expected in FID mode; never leak one
     if (meta.pid == skip_pid && !(meta.mask & FAN_Q_OVERFLOW)) continue;
-    DecodeInfos(rec, meta, next());
-  }
-  return true;
-}
-
-}  // namespace
-
-bool ParseRecords(const void* buf, size_t size, pid_t skip_pid, std::vector<RawRecord>& out) {
-  return Parse(buf, size, skip_pid, [&]() -> RawRecord& { return out.emplace_back(); });
-}
-
-bool ParseRecordsInto(const void* buf, size_t size, pid_t skip_pid, std::deque<RawRecord>& slots,
-                      size_t& count) {
-  return Parse(buf, size, skip_pid, [&]() -> RawRecord& {
-    if (count == slots.size()) {
-      ++count;
-      return slots.emplace_back();
-    }
+    if (count == slots.size()) slots.emplace_back();
     RawRecord& r = slots[count++];
     r.dir.clear();
     r.name.clear();
     r.new_dir.clear();
     r.new_name.clear();
     r.object.clear();
-    return r;
-  });
+    DecodeInfos(rec, meta, r);
+  }
+  return true;
 }
 
 }  // namespace fathom::fanotify_internal

@@ -1,6 +1,6 @@
 // fanotify_records.h — one read(2) of a FID-reporting fanotify group, parsed into records.
 //
-// Contract: ParseRecords() decodes fanotify_event_metadata and its info records
+// Contract: ParseRecordsInto() decodes fanotify_event_metadata and its info records
 // (FAN_EVENT_INFO_TYPE_FID / DFID / DFID_NAME and, for FAN_RENAME, OLD_/NEW_DFID_NAME) into
 // plain values. An event on a directory itself (a DFID_NAME record named ".", or a DFID record
 // without a FID record) is normalised to `object` = that directory with no `dir`/`name`.
@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <deque>
 #include <string>
-#include <vector>
 
 #include "sources/fanotify/handle_key.h"
 
@@ -32,12 +31,11 @@ struct RawRecord {
   bool operator==(const RawRecord&) const = default;
 };
 
-// Appends the records in buf[0, size) to `out`. Returns false (and keeps what it parsed) when
-// the buffer holds a record of an unknown metadata version.
-bool ParseRecords(const void* buf, size_t size, pid_t skip_pid, std::vector<RawRecord>& out);
-// The same, into slots[count, ...): slots already there are overwritten in place (their strings
-// keep their storage, so a reader that reuses one deque allocates nothing once it is warm) and
-// the deque grows when it runs out. `count` is advanced past the records written.
+// Parses the records in buf[0, size) into slots[count, ...): slots already there are
+// overwritten in place (their strings keep their storage, so a reader that reuses one deque
+// allocates nothing once it is warm) and the deque grows when it runs out; `count` is
+// advanced past the records written. Returns false (keeping what it parsed) when the buffer
+// holds a record of an unknown metadata version.
 bool ParseRecordsInto(const void* buf, size_t size, pid_t skip_pid, std::deque<RawRecord>& slots,
                       size_t& count);
 
