@@ -10,11 +10,12 @@ function(fathom_library name)
 endfunction()
 
 # fathom_executable(NAME SOURCES ... DEPS ...)
+# Linked with mimalloc when FATHOM_MIMALLOC_LIBRARY is set (first, so that it replaces malloc).
 function(fathom_executable name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
-  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  target_link_libraries(${name} PRIVATE ${FATHOM_MIMALLOC_LIBRARY} ${ARG_DEPS})
 endfunction()
 
 # fathom_test(NAME SOURCES ... DEPS ... [TIMEOUT seconds] [SERIAL])

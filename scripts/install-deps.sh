@@ -10,7 +10,7 @@ packages=(
   clang-14 libclang-rt-14-dev
   inotify-tools fswatch watchman python3-watchdog
   libfuse3-dev fuse3 attr
-  libzmq3-dev cppzmq-dev libnats-dev nats-server python3-zmq libyaml-cpp-dev
+  libzmq3-dev cppzmq-dev libnats-dev nats-server python3-zmq libyaml-cpp-dev libmimalloc-dev
   procps time util-linux e2fsprogs
 )
 

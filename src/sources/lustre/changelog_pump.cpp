@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 namespace fathom::lustre_source {
@@ -12,9 +13,13 @@ namespace {
 
 // How long one wait for records lasts before the stop flag is looked at again (Stop()
 // also wakes it at once through the queue's eventfd).
-constexpr int kPollMs = 200;
+constexpr auto kPoll = std::chrono::milliseconds(200);
+// A followed log whose records trickle in is read for up to this long after a batch's first
+// record before the batch is handed on, so that records arriving one by one travel together
+// (one wake-up of each thread downstream per batch, not per record).
+constexpr auto kLinger = std::chrono::microseconds(1000);
 // Pause before reconnecting to a followed changelog that reported its end.
-constexpr int kReopenPauseMs = 50;
+constexpr auto kReopenPause = std::chrono::microseconds(50000);
 
 }  // namespace
 
@@ -33,7 +38,7 @@ void ChangelogPump::Run() {
   batch_ = handoff_->Empty();
   if (batch_ && CatchUp()) {
     while (!queue_->stopping()) {
-      if (!reader_->buffered() && !WaitReadable(kPollMs)) continue;
+      if (!reader_->buffered() && !WaitReadable(kPoll)) continue;
       const int rc = ReceiveBatch(*reader_, true);
       if (!HandOff()) break;
       if (rc == 0 || rc == -EAGAIN || rc == -EINTR) continue;
@@ -78,9 +83,7 @@ bool ChangelogPump::CatchUp() {
 bool ChangelogPump::Reconnect(int rc) {
   if (rc == 1) {
     // A followed log reported its end: look again shortly rather than spin.
-    pollfd p = {queue_->stop_fd(), POLLIN, 0};
-    poll(&p, 1, kReopenPauseMs);
-    if (queue_->stopping()) return false;
+    if (!Pause(kReopenPause)) return false;
   } else {
     spdlog::warn("lustre: reading the changelog of {} failed ({}); reopening it at record {}",
                  device_, std::strerror(-rc), next_record_);
@@ -89,23 +92,37 @@ bool ChangelogPump::Reconnect(int rc) {
   return CatchUp();
 }
 
-bool ChangelogPump::WaitReadable(int timeout_ms) const {
+bool ChangelogPump::WaitReadable(std::chrono::milliseconds timeout) const {
   pollfd fds[2] = {{reader_->fd(), POLLIN, 0}, {queue_->stop_fd(), POLLIN, 0}};
-  const int n = poll(fds, 2, timeout_ms);
+  const int n = poll(fds, 2, static_cast<int>(timeout.count()));
   return n > 0 && (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) && !queue_->stopping();
+}
+
+bool ChangelogPump::Pause(std::chrono::microseconds pause) const {
+  pollfd p = {queue_->stop_fd(), POLLIN, 0};
+  const timespec ts = {0, static_cast<long>(std::chrono::nanoseconds(pause).count())};
+  ppoll(&p, 1, &ts, nullptr);
+  return !queue_->stopping();
 }
 
 int ChangelogPump::ReceiveBatch(const ChangelogReader& reader, bool follow) {
   int rc = 0;
+  bool lingered = false;
   while (batch_->added() < kMaxBatchRecords) {
     changelog_rec* rec = nullptr;
     rc = reader.Receive(&rec);
     if (rc != 0) break;
     batch_->Add(rec);
     reader.Free(&rec);
-    // A followed log's next receive may block until a new record: hand this batch off first,
-    // unless the library already holds the next record.
-    if (follow && !reader.buffered()) break;
+    if (!follow || reader.buffered()) continue;
+    // A followed log's next receive may block until a new record. Once per batch, let the
+    // records that trickle in gather for a moment; then receive only those already readable
+    // and hand the batch off.
+    if (!lingered) {
+      lingered = true;
+      if (!Pause(kLinger)) break;
+    }
+    if (!WaitReadable(std::chrono::milliseconds(0))) break;
   }
   return rc;
 }

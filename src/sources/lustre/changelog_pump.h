@@ -4,8 +4,8 @@
 // ChangelogPump::Run() (the receiver) first reads, without following, every record the log
 // already holds after the position (a following reader's descriptor need not signal records
 // that were there before it was opened), then follows: it receives records in batches —
-// what the library has buffered, up to kMaxBatchRecords, handed on before any receive that
-// could block —
+// what the library has buffered and what arrived in the millisecond after the batch's first
+// record, up to kMaxBatchRecords, handed on before any receive that could block —
 // calling llapi_changelog_recv only when a record is buffered or the changelog descriptor
 // polls readable, and hands each unpacked batch on (record_handoff.h). A receive error (or
 // the end of a followed log) reconnects the same way after the last record read; if that
@@ -19,6 +19,7 @@
 // error, if any) or is stopped.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -50,9 +51,12 @@ class ChangelogPump {
   bool CatchUp();
   bool Reconnect(int rc);
   // Waits until the changelog has records or Stop(); false on Stop or timeout.
-  bool WaitReadable(int timeout_ms) const;
-  // Fills batch_ from `reader`; with `follow`, stops when nothing more is ready. Returns the
-  // last llapi_changelog_recv result.
+  bool WaitReadable(std::chrono::milliseconds timeout) const;
+  // Waits `pause` (under a second) unless Stop() comes first; false on Stop.
+  bool Pause(std::chrono::microseconds pause) const;
+  // Fills batch_ (empty on entry) from `reader`; with `follow`, stops when no record is
+  // ready after a short linger that follows the batch's first. Returns the last
+  // llapi_changelog_recv result.
   int ReceiveBatch(const ChangelogReader& reader, bool follow);
   // Hands batch_ on and takes an empty one; false on Stop.
   bool HandOff();
