@@ -5,6 +5,9 @@
 // after it Push() returns false and Pop() returns what is left, then empty.
 // A batch may carry the source position it completes (0: none); batches are only ever taken
 // whole, so Pop() can report the highest position its events complete.
+// Vectors travel back and forth: Pop() keeps the (cleared) vector it is given for a later
+// Push(), which hands it to the pusher in place of the batch, so that neither side allocates
+// a batch per hand-over once both have grown.
 #pragma once
 
 #include <algorithm>
@@ -22,19 +25,25 @@ class EventQueue {
  public:
   explicit EventQueue(size_t capacity) : capacity_(capacity) {}
 
-  bool Push(std::vector<Event>&& batch, uint64_t position = 0) {
+  // Queues `batch` and leaves an empty vector in its place (one Pop() gave back, when there
+  // is one).
+  bool Push(std::vector<Event>& batch, uint64_t position = 0) {
     std::unique_lock lock(mu_);
     not_full_.wait(lock, [&] { return closed_ || size_ < capacity_; });
     if (closed_) return false;
     size_ += batch.size();
     batches_.push_back({std::move(batch), position});
+    batch.clear();
+    batch.swap(spare_);  // the moved-from batch (no storage) becomes the spare
     not_empty_.notify_one();
     return true;
   }
 
-  // Moves up to roughly `max` events into `out` (whole batches) and sets `position` to the
-  // highest position among them (0 if none). Returns false when the queue is closed and empty.
+  // Replaces `out` with up to roughly `max` events (whole batches) and sets `position` to the
+  // highest position among them (0 if none); `out`'s old contents are dropped. Returns false
+  // when the queue is closed and empty.
   bool Pop(std::vector<Event>& out, size_t max, uint64_t& position) {
+    out.clear();
     std::unique_lock lock(mu_);
     not_empty_.wait(lock, [&] { return closed_ || !batches_.empty(); });
     position = 0;
@@ -45,7 +54,8 @@ class EventQueue {
       auto& front = batches_.front().events;
       size_ -= front.size();
       if (out.empty()) {
-        out = std::move(front);
+        if (out.capacity() > spare_.capacity()) spare_.swap(out);
+        out.swap(front);
       } else {
         out.insert(out.end(), std::make_move_iterator(front.begin()),
                    std::make_move_iterator(front.end()));
@@ -73,6 +83,7 @@ class EventQueue {
     uint64_t position;
   };
   std::deque<Batch> batches_;               // guarded by mu_
+  std::vector<Event> spare_;                // empty; guarded by mu_
   size_t size_ = 0;                         // guarded by mu_
   bool closed_ = false;                     // guarded by mu_
 };

@@ -106,10 +106,10 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
   std::thread reader([&] {
     RaiseReaderPriority();
     const auto start = std::chrono::steady_clock::now();
+    std::vector<Event> batch;  // empty at the top of each round
     while (!stop_requested_) {
       if (options_.timeout.count() > 0 && std::chrono::steady_clock::now() - start >= options_.timeout) break;
       Status s = source->Wait(std::chrono::milliseconds(200));
-      std::vector<Event> batch;
       if (s.ok()) s = source->Drain(batch);
       for (int i = 0; s.ok() && i < kMaxLingers && !batch.empty() && batch.size() < kLingerBelow; ++i) {
         const size_t before = batch.size();
@@ -121,7 +121,7 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
       std::erase_if(batch, [&](const Event& e) { return !filter.Matches(e); });
       const uint64_t position = source->Position();
       const bool advanced = position > pushed_position;
-      if ((!batch.empty() || advanced) && !queue.Push(std::move(batch), position)) break;
+      if ((!batch.empty() || advanced) && !queue.Push(batch, position)) break;
       pushed_position = position;
       if (!s.ok()) {
         reader_status = s;
@@ -163,7 +163,6 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
       fwrite(text.data(), 1, text.size(), options_.out);
       fflush(options_.out);
     }
-    batch.clear();
   }
   queue.Close();
   reader.join();
