@@ -22,7 +22,7 @@ constexpr int kReaderNice = -10;
 // wake-ups and commits per event) at the cost of at most kMaxLingers * kLinger of latency.
 constexpr auto kLinger = std::chrono::microseconds(200);
 constexpr int kMaxLingers = 8;
-constexpr size_t kLingerBelow = 256;
+constexpr size_t kLingerBelow = 1024;
 
 void RaiseReaderPriority() {
   if (setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kReaderNice) != 0) {
