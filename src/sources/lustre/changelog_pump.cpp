@@ -17,7 +17,7 @@ constexpr auto kPoll = std::chrono::milliseconds(200);
 // A followed log whose records trickle in is read for up to this long after a batch's first
 // record before the batch is handed on, so that records arriving one by one travel together
 // (one wake-up of each thread downstream per batch, not per record).
-constexpr auto kLinger = std::chrono::microseconds(1000);
+constexpr auto kLinger = std::chrono::microseconds(5000);
 // Pause before reconnecting to a followed changelog that reported its end.
 constexpr auto kReopenPause = std::chrono::microseconds(50000);
 

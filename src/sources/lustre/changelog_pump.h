@@ -4,7 +4,7 @@
 // ChangelogPump::Run() (the receiver) first reads, without following, every record the log
 // already holds after the position (a following reader's descriptor need not signal records
 // that were there before it was opened), then follows: it receives records in batches —
-// what the library has buffered and what arrived in the millisecond after the batch's first
+// what the library has buffered and what arrived in the 5 ms after the batch's first
 // record, up to kMaxBatchRecords, handed on before any receive that could block —
 // calling llapi_changelog_recv only when a record is buffered or the changelog descriptor
 // polls readable, and hands each unpacked batch on (record_handoff.h). A receive error (or

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,26 @@ TEST(LustreSourceFastTest, EventsFollowTheGeneratedChangelog) {
   // Position covers exactly the records whose events were handed out.
   EXPECT_EQ(w.source().Position(), Recno(events.back()));
   EXPECT_EQ(w.source().Stats().events, events.size());
+}
+
+// Records that trickle in (a paced changelog: one record due every 200 µs) are handed on
+// in batches of many, not one batch per record, and none is held back for long.
+TEST(LustreSourceFastTest, TricklingRecordsTravelInBatches) {
+  FastFs fs(5000);
+  LustreWatcher w(kFast);
+  ASSERT_TRUE(w.ok());
+  const auto expected = ExpectedFastLines(1000);
+  const auto start = std::chrono::steady_clock::now();
+  const auto& events = w.Collect(expected.size());
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_GE(events.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) ASSERT_EQ(Line(events[i]), expected[i]) << "event " << i;
+  const auto c = w.counters();
+  EXPECT_GE(c.records, 4000u);
+  EXPECT_LE(c.batches * 5, c.records) << c.batches << " batches for " << c.records << " records";
+  // About 4,000 records, due within 0.8 s at 5,000/s: the linger delays them by milliseconds.
+  EXPECT_LT(took, std::chrono::seconds(2));
+  for (const Event& e : events) EXPECT_LE(e.ts_ns, NowNs());
 }
 
 TEST(LustreSourceFastTest, ResumeStartsAfterThePosition) {

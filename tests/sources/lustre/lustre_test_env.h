@@ -72,13 +72,15 @@ inline std::string RegisterUser(const std::string& state_dir, int mdt = 0) {
   return user.ok() ? *user : "";
 }
 
-// A fast-mode file system "fastfs" with one MDT and an unbounded generated changelog.
+// A fast-mode file system "fastfs" with one MDT and an unbounded generated changelog, paced
+// at `rate` records/s (0: unpaced).
 class FastFs : public SimRundir {
  public:
-  FastFs() {
+  explicit FastFs(uint64_t rate = 0) {
     lustre_sim::FastModeConfig config;
     config.fsname = "fastfs";
     config.state_dir = dir() / "state";
+    config.rate = rate;
     Status s = lustre_sim::SetupFastMode(config);
     EXPECT_TRUE(s.ok()) << s.message();
   }
