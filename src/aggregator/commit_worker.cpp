@@ -63,6 +63,11 @@ struct CommitWorker::Pending {
 void CommitWorker::Round(std::vector<CommitItem>& items) {
   Pending p;
   std::vector<Event> merged;
+  size_t total = 0;
+  for (const auto& item : items) {
+    if (const auto* b = std::get_if<BatchItem>(&item)) total += b->batch.events.size();
+  }
+  merged.reserve(total);
   for (auto& item : items) {
     if (auto* hello = std::get_if<HelloItem>(&item)) {
       p.hellos.emplace_back(p.replies.size(), hello->collector);
