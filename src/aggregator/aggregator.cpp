@@ -91,6 +91,14 @@ struct Aggregator::State {
   std::map<std::string, ConsumerSession> sessions;  // by peer
   std::map<uint64_t, std::string> session_peers;    // session number -> peer
   uint64_t next_session = 1;
+  // Messages made during the current PumpAll() (the ring does not change meanwhile).
+  struct MadeMessage {
+    uint64_t after_id;
+    size_t max_events;
+    const ConsumerFilter* filter;
+    ConsumerSession::Waiting message;
+  };
+  std::vector<MadeMessage> made;
 
   void Serve();
   void ReceiveOne();
@@ -102,6 +110,9 @@ struct Aggregator::State {
   void OnAck(const std::string& peer, const wire::Ack& ack);
   void TakeCommits();
   void TakeReplays();
+  // The next Events message for `s` from the ring (at most `max_events` events): made once per
+  // PumpAll() for all sessions at the same cursor with the same filter and limit.
+  ConsumerSession::Waiting NextMessage(const ConsumerSession& s, size_t max_events);
   void Pump(ConsumerSession& s);
   bool PumpAll();  // true when some session waits on a full peer queue
   void Heartbeats(Clock::time_point now);
@@ -384,10 +395,34 @@ void Aggregator::State::TakeReplays() {
     if (result.after_id != s.cursor) continue;
     const uint64_t last_event = result.events.empty() ? 0 : result.events.back().id;
     const auto count = static_cast<uint32_t>(result.events.size());
-    std::string frame =
-        wire::Encode(wire::Events{result.after_id, result.through_id, std::move(result.events)});
+    auto frame = std::make_shared<const std::string>(
+        wire::Encode(wire::Events{result.after_id, result.through_id, std::move(result.events)}));
     s.waiting = ConsumerSession::Waiting{std::move(frame), result.through_id, last_event, count};
   }
+}
+
+ConsumerSession::Waiting Aggregator::State::NextMessage(const ConsumerSession& s,
+                                                                      size_t max_events) {
+  for (const auto& m : made) {
+    if (m.after_id == s.cursor && m.max_events == max_events && *m.filter == s.filter) return m.message;
+  }
+  std::vector<const Event*> events;
+  size_t bytes = 0;
+  uint64_t through = s.cursor;
+  const uint64_t end = std::min<uint64_t>(ring.last_id(), s.cursor + kMaxScanPerMessage);
+  for (uint64_t id = s.cursor + 1; id <= end; ++id) {
+    const Event& e = ring.At(id);
+    through = id;
+    if (!s.filter.Matches(e)) continue;
+    events.push_back(&e);
+    bytes += EventBytes(e);
+    if (events.size() >= max_events || bytes >= kMaxBytesPerMessage) break;
+  }
+  ConsumerSession::Waiting message{
+      std::make_shared<const std::string>(wire::EncodeEvents(s.cursor, through, events)), through,
+      events.empty() ? 0 : events.back()->id, static_cast<uint32_t>(events.size())};
+  made.push_back({s.cursor, max_events, &s.filter, message});
+  return message;
 }
 
 void Aggregator::State::Pump(ConsumerSession& s) {
@@ -401,25 +436,9 @@ void Aggregator::State::Pump(ConsumerSession& s) {
                                              s.filter});
         return;
       }
-      std::vector<Event> events;
-      size_t bytes = 0;
-      uint64_t through = s.cursor;
-      const uint64_t end = std::min<uint64_t>(ring.last_id(), s.cursor + kMaxScanPerMessage);
-      for (uint64_t id = s.cursor + 1; id <= end; ++id) {
-        const Event& e = ring.At(id);
-        through = id;
-        if (!s.filter.Matches(e)) continue;
-        events.push_back(e);
-        bytes += EventBytes(e);
-        if (events.size() >= max_events || bytes >= kMaxBytesPerMessage) break;
-      }
-      const uint64_t last_event = events.empty() ? 0 : events.back().id;
-      const auto count = static_cast<uint32_t>(events.size());
-      s.waiting = ConsumerSession::Waiting{
-          wire::Encode(wire::Events{s.cursor, through, std::move(events)}), through, last_event,
-          count};
+      s.waiting = NextMessage(s, max_events);
     }
-    switch (Send(s.peer, s.waiting->frame)) {
+    switch (Send(s.peer, *s.waiting->frame)) {
       case SendResult::kBlocked:
         return;
       case SendResult::kGone:
@@ -444,6 +463,7 @@ bool Aggregator::State::PumpAll() {
     if (s.gone) gone.push_back(peer);
     blocked = blocked || s.waiting.has_value();
   }
+  made.clear();
   for (const auto& peer : gone) {
     DropSession(peer);
     peers.erase(peer);

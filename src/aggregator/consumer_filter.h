@@ -17,6 +17,7 @@ struct ConsumerFilter {
   std::vector<std::string> grants;  // granted prefixes; a client without a list is denied all
 
   bool Matches(const Event& e) const;
+  bool operator==(const ConsumerFilter&) const = default;
 };
 
 // "/a/b/" -> "/a/b", "/" -> "".

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -28,9 +29,10 @@ struct ConsumerSession {
   bool gone = false;        // the peer disconnected: the session ends
   Clock::time_point last_sent{};
 
-  // An Events frame the peer could not take yet, with what it covers.
+  // An Events frame the peer could not take yet, with what it covers. Shared with other
+  // sessions that were due the same message.
   struct Waiting {
-    std::string frame;
+    std::shared_ptr<const std::string> frame;
     uint64_t through_id = 0;
     uint64_t last_event_id = 0;
     uint32_t count = 0;

@@ -74,14 +74,17 @@ size_t SharedPrefix(std::string_view a, std::string_view b) {
   return i;
 }
 
-}  // namespace
+const Event& Deref(const Event& e) { return e; }
+const Event& Deref(const Event* e) { return *e; }
 
-void EncodeChunk(std::span<const Event> events, std::string& out) {
+template <typename Span>
+void EncodeChunkOf(Span events, std::string& out) {
   PutVarint(out, events.size());
   StringTable strings;
   int64_t prev_ts = 0;
   std::string_view prev_path;
-  for (const Event& e : events) {
+  for (const auto& item : events) {
+    const Event& e = Deref(item);
     PutVarint(out, ZigZag(static_cast<int64_t>(static_cast<uint64_t>(e.ts_ns) -
                                                static_cast<uint64_t>(prev_ts))));
     prev_ts = e.ts_ns;
@@ -95,6 +98,13 @@ void EncodeChunk(std::span<const Event> events, std::string& out) {
     prev_path = e.path;
     PutString(out, e.attrs);
   }
+}
+
+}  // namespace
+
+void EncodeChunk(std::span<const Event> events, std::string& out) { EncodeChunkOf(events, out); }
+void EncodeChunk(std::span<const Event* const> events, std::string& out) {
+  EncodeChunkOf(events, out);
 }
 
 Status DecodeChunk(std::string_view blob, uint64_t first_id,

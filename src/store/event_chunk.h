@@ -24,8 +24,10 @@ namespace fathom::store {
 
 inline constexpr size_t kMaxChunkEvents = 4096;
 
-// Appends the encoding of `events` (whose ids are ignored) to `out`.
+// Appends the encoding of `events` (whose ids are ignored) to `out`; the second form encodes
+// the events pointed to, in that order (no copies of scattered events).
 void EncodeChunk(std::span<const Event> events, std::string& out);
+void EncodeChunk(std::span<const Event* const> events, std::string& out);
 
 // Decodes a chunk whose first event has id `first_id`, calling `fn` for each event in order
 // (the Event is reused between calls) until it returns false. Fails on a damaged blob.

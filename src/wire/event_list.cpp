@@ -16,13 +16,15 @@ size_t StringBytes(const Event& e) {
   return e.root.size() + e.path.size() + e.source.size() + e.attrs.size();
 }
 
-}  // namespace
+uint64_t IdOf(const Event& e) { return e.id; }
+uint64_t IdOf(const Event* e) { return e->id; }
 
-void EncodeEventList(std::span<const Event> events, bool with_ids, std::string& out) {
+template <typename Span>
+void EncodeEventListOf(Span events, bool with_ids, std::string& out) {
   PutVarint(out, events.size());
   if (with_ids && !events.empty()) {
-    PutVarint(out, events.front().id);
-    for (size_t i = 1; i < events.size(); ++i) PutVarint(out, events[i].id - events[i - 1].id);
+    PutVarint(out, IdOf(events.front()));
+    for (size_t i = 1; i < events.size(); ++i) PutVarint(out, IdOf(events[i]) - IdOf(events[i - 1]));
   }
   for (size_t begin = 0; begin < events.size(); begin += store::kMaxChunkEvents) {
     const size_t n = std::min(store::kMaxChunkEvents, events.size() - begin);
@@ -32,6 +34,15 @@ void EncodeEventList(std::span<const Event> events, bool with_ids, std::string& 
     PutVarint(length, out.size() - start);
     out.insert(start, length);
   }
+}
+
+}  // namespace
+
+void EncodeEventList(std::span<const Event> events, bool with_ids, std::string& out) {
+  EncodeEventListOf(events, with_ids, out);
+}
+void EncodeEventList(std::span<const Event* const> events, bool with_ids, std::string& out) {
+  EncodeEventListOf(events, with_ids, out);
 }
 
 Status DecodeEventList(BodyReader& reader, bool with_ids, uint64_t after_id,

@@ -24,7 +24,9 @@ namespace fathom::wire {
 inline constexpr size_t kMaxDecodedStringBytes = 64u << 20;
 
 // Appends the event list; `with_ids` writes the ids (increasing), else they are ignored.
+// The second form lists the events pointed to.
 void EncodeEventList(std::span<const Event> events, bool with_ids, std::string& out);
+void EncodeEventList(std::span<const Event* const> events, bool with_ids, std::string& out);
 
 // Reads an event list into `out` (replacing it). Without ids the events get id 0; with ids,
 // every id must lie in (after_id, through_id] and increase.

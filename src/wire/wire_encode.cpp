@@ -60,11 +60,15 @@ void Body(const Ack& m, std::string& out) {
   PutVarint(out, m.id);
   PutVarint(out, m.credit);
 }
-void Body(const Events& m, std::string& out) {
+template <typename Span>
+void EventsBody(uint64_t after_id, uint64_t through_id, Span events, std::string& out) {
   Header(out, Type::kEvents);
-  PutVarint(out, m.after_id);
-  PutVarint(out, m.through_id);
-  EncodeEventList(m.events, /*with_ids=*/true, out);
+  PutVarint(out, after_id);
+  PutVarint(out, through_id);
+  EncodeEventList(events, /*with_ids=*/true, out);
+}
+void Body(const Events& m, std::string& out) {
+  EventsBody(m.after_id, m.through_id, std::span<const Event>(m.events), out);
 }
 void Body(const Heartbeat& m, std::string& out) {
   Header(out, Type::kHeartbeat);
@@ -91,6 +95,12 @@ void Encode(const Message& message, std::string& out) {
 std::string Encode(const Message& message) {
   std::string out;
   Encode(message, out);
+  return out;
+}
+
+std::string EncodeEvents(uint64_t after_id, uint64_t through_id, std::span<const Event* const> events) {
+  std::string out;
+  EventsBody(after_id, through_id, events, out);
   return out;
 }
 

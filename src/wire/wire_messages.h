@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -119,6 +120,9 @@ using Message = std::variant<Hello, Welcome, Batch, BatchAck, Subscribe, Subscri
 // Appends the frame for `message` to `out`.
 void Encode(const Message& message, std::string& out);
 std::string Encode(const Message& message);
+// The frame of Events{after_id, through_id, the events pointed to} (their ids increasing),
+// without copying the events.
+std::string EncodeEvents(uint64_t after_id, uint64_t through_id, std::span<const Event* const> events);
 
 // Decodes one whole frame.
 Result<Message> Decode(std::string_view frame);

@@ -154,6 +154,23 @@ TEST(WireRoundTrip, EventsKeepSparseIdsUpToMaxU64) {
   EXPECT_EQ(RoundTrip(m).events, events);
 }
 
+// The aggregator encodes scattered events of its ring through pointers: the same bytes as the
+// Events message holding copies of them.
+TEST(WireRoundTrip, EventsEncodedFromPointersAreTheSameFrame) {
+  const auto ring = TypicalEvents(10000, 501);
+  std::vector<Event> picked;
+  std::vector<const Event*> pointers;
+  for (size_t i = 0; i < ring.size(); i += 2) {  // every other event, across chunk boundaries
+    picked.push_back(ring[i]);
+    pointers.push_back(&ring[i]);
+  }
+  const std::string expected = Encode(Events{500, 10500, picked});
+  EXPECT_EQ(EncodeEvents(500, 10500, pointers), expected);
+  EXPECT_EQ(EncodeEvents(7, 9, {}), Encode(Events{7, 9, {}}));
+  const Events out = RoundTrip(Events{500, 10500, picked});
+  EXPECT_EQ(out.events, picked);
+}
+
 TEST(WireRoundTrip, EventsOfMaxEvents) {
   Events m{kMaxU64 - 2 * kMaxBatchEvents, kMaxU64,
            TypicalEvents(kMaxBatchEvents, kMaxU64 - 2 * kMaxBatchEvents + 1)};
