@@ -21,11 +21,7 @@ std::string ShownPath(const std::string& path) {
 
 std::string EncodeSlice(std::string_view collector, const std::vector<Event>& events, size_t first, size_t count,
                         uint64_t from, uint64_t to) {
-  wire::Batch batch{std::string(collector), from, to, {}};
-  batch.events.assign(events.begin() + static_cast<std::ptrdiff_t>(first),
-                      events.begin() + static_cast<std::ptrdiff_t>(first + count));
-  for (auto& e : batch.events) e.id = 0;
-  return wire::Encode(batch);
+  return wire::EncodeBatch(collector, from, to, std::span<const Event>(events).subspan(first, count));
 }
 
 // Appends to `out` the parts covering [first, first + count), halving until each fits.

@@ -110,12 +110,7 @@ Status ZmqPublisher::Commit(std::vector<Event>& batch, const std::optional<Sourc
 }
 
 Status ZmqPublisher::SendUntilAcknowledged(std::vector<Event>& batch, uint64_t from, uint64_t to) {
-  // Encoded from the caller's events, moved in and back (ids go out as 0; the
-  // acknowledgement assigns them).
-  wire::Batch message{options_.collector, from, to, std::move(batch)};
-  for (auto& e : message.events) e.id = 0;
-  const std::string frame = wire::Encode(message);
-  batch = std::move(message.events);
+  const std::string frame = wire::EncodeBatch(options_.collector, from, to, batch);
   bool check_position = false;  // the last attempt may or may not have been committed
   while (true) {
     if (check_position) {

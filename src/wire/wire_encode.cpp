@@ -26,12 +26,16 @@ void Body(const Welcome& m, std::string& out) {
   Header(out, Type::kWelcome);
   PutVarint(out, m.position);
 }
-void Body(const Batch& m, std::string& out) {
+void BatchBody(std::string_view collector, uint64_t from_position, uint64_t to_position,
+               std::span<const Event> events, std::string& out) {
   Header(out, Type::kBatch);
-  PutString(out, m.collector);
-  PutVarint(out, m.from_position);
-  PutVarint(out, m.to_position);
-  EncodeEventList(m.events, /*with_ids=*/false, out);
+  PutString(out, collector);
+  PutVarint(out, from_position);
+  PutVarint(out, to_position);
+  EncodeEventList(events, /*with_ids=*/false, out);
+}
+void Body(const Batch& m, std::string& out) {
+  BatchBody(m.collector, m.from_position, m.to_position, m.events, out);
 }
 void Body(const BatchAck& m, std::string& out) {
   Header(out, Type::kBatchAck);
@@ -95,6 +99,13 @@ void Encode(const Message& message, std::string& out) {
 std::string Encode(const Message& message) {
   std::string out;
   Encode(message, out);
+  return out;
+}
+
+std::string EncodeBatch(std::string_view collector, uint64_t from_position, uint64_t to_position,
+                        std::span<const Event> events) {
+  std::string out;
+  BatchBody(collector, from_position, to_position, events, out);
   return out;
 }
 

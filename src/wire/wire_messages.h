@@ -120,6 +120,10 @@ using Message = std::variant<Hello, Welcome, Batch, BatchAck, Subscribe, Subscri
 // Appends the frame for `message` to `out`.
 void Encode(const Message& message, std::string& out);
 std::string Encode(const Message& message);
+// The frame of Batch{collector, from, to, events} without copying the events (their ids are
+// not sent).
+std::string EncodeBatch(std::string_view collector, uint64_t from_position, uint64_t to_position,
+                        std::span<const Event> events);
 // The frame of Events{after_id, through_id, the events pointed to} (their ids increasing),
 // without copying the events.
 std::string EncodeEvents(uint64_t after_id, uint64_t through_id, std::span<const Event* const> events);

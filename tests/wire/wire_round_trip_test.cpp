@@ -171,6 +171,13 @@ TEST(WireRoundTrip, EventsEncodedFromPointersAreTheSameFrame) {
   EXPECT_EQ(out.events, picked);
 }
 
+// Collectors encode their events in place: the same bytes as the Batch message holding copies.
+TEST(WireRoundTrip, BatchEncodedInPlaceIsTheSameFrame) {
+  const auto events = TypicalEvents(5000, 77);  // ids are not sent
+  EXPECT_EQ(EncodeBatch("mdt0", 10, 5010, events), Encode(Batch{"mdt0", 10, 5010, events}));
+  EXPECT_EQ(EncodeBatch("", 0, 0, {}), Encode(Batch{"", 0, 0, {}}));
+}
+
 TEST(WireRoundTrip, EventsOfMaxEvents) {
   Events m{kMaxU64 - 2 * kMaxBatchEvents, kMaxU64,
            TypicalEvents(kMaxBatchEvents, kMaxU64 - 2 * kMaxBatchEvents + 1)};
