@@ -35,7 +35,13 @@ class NatsPublisher final : public EventSink {
 
  private:
   Status LoadPosition();
+  // The last message on the collector's subject (null when there is none).
+  Result<NatsPtr<natsMsg>> LastMessage();
   Result<uint64_t> ReadLastPosition();
+  // The stream sequence of message `msg_id` if it is the last on the subject (an earlier
+  // attempt was stored but its acknowledgement lost, perhaps longer ago than the stream's
+  // duplicate window), else 0.
+  Result<uint64_t> StoredAs(const std::string& msg_id);
   // Publishes one message (a whole batch, or one part with `part` set) and waits for the
   // stream's acknowledgement, retrying until it arrives or Stop(); returns its stream sequence
   // (the stored one's when the stream recognised a duplicate).
@@ -90,15 +96,29 @@ Status NatsPublisher::Retry(const Status& failure, std::string_view doing) {
 // gives its to_position; a part before the last means the previous run died between parts,
 // so the batch is not published and the position is its from_position (the stored parts are
 // never delivered; the batch is sent again whole).
-Result<uint64_t> NatsPublisher::ReadLastPosition() {
+Result<NatsPtr<natsMsg>> NatsPublisher::LastMessage() {
   natsMsg* raw = nullptr;
   jsErrCode jerr = static_cast<jsErrCode>(0);
   natsStatus s = js_GetLastMsg(&raw, link_.js(), options_.bus.stream.c_str(), subject_.c_str(), nullptr, &jerr);
   NatsPtr<natsMsg> msg(raw);
-  if (s != NATS_OK) {
-    if (jerr == JSNoMessageFoundErr) return uint64_t{0};
-    return NatsFailure(fmt::format("last message on {} in stream '{}'", subject_, options_.bus.stream), s, jerr);
+  if (s == NATS_OK) return msg;
+  if (jerr == JSNoMessageFoundErr) return NatsPtr<natsMsg>();
+  return NatsFailure(fmt::format("last message on {} in stream '{}'", subject_, options_.bus.stream), s, jerr);
+}
+
+Result<uint64_t> NatsPublisher::StoredAs(const std::string& msg_id) {
+  FATHOM_ASSIGN_OR_RETURN(NatsPtr<natsMsg> msg, LastMessage());
+  const char* id = nullptr;
+  if (msg == nullptr || natsMsgHeader_Get(msg.get(), "Nats-Msg-Id", &id) != NATS_OK || id == nullptr ||
+      msg_id != id) {
+    return uint64_t{0};
   }
+  return natsMsg_GetSequence(msg.get());
+}
+
+Result<uint64_t> NatsPublisher::ReadLastPosition() {
+  FATHOM_ASSIGN_OR_RETURN(NatsPtr<natsMsg> msg, LastMessage());
+  if (msg == nullptr) return uint64_t{0};
   std::string_view frame(natsMsg_GetData(msg.get()), static_cast<size_t>(natsMsg_GetDataLength(msg.get())));
   auto decoded = wire::Decode(frame);
   if (!decoded.ok() || !std::holds_alternative<wire::Batch>(decoded.value())) {
@@ -141,9 +161,20 @@ Status NatsPublisher::LoadPosition() {
 
 Result<uint64_t> NatsPublisher::Publish(const std::string& frame, const std::string& msg_id,
                                         const internal::PartInfo* part, uint64_t from, uint64_t to) {
+  bool attempted = false;
   for (;;) {
     Status s = Connected();
+    if (s.ok() && attempted) {
+      auto stored = StoredAs(msg_id);
+      if (stored.ok() && stored.value() != 0) {
+        link_.ResetBackoff();
+        failures_ = 0;
+        return stored.value();
+      }
+      s = stored.status();
+    }
     if (s.ok()) {
+      attempted = true;
       auto msg = internal::BatchMessage(subject_, frame, msg_id, part);
       if (!msg.ok()) return msg.status();
       jsPubOptions po;

@@ -86,6 +86,10 @@ class NatsSubscriber final : public Subscriber {
                         const internal::PartInfo& info, std::vector<Event>& events);
   // Reads parts 1..info.part-1 of the batch whose part `info` is at `seq` from the stream.
   Result<std::vector<Event>> ReadEarlierParts(uint64_t seq, const wire::Batch& batch, const internal::PartInfo& info);
+  // Message `seq` of the stream (null when the stream no longer holds it), waiting out
+  // temporary failures (a lost connection, a leader election) with backoff until it comes,
+  // Stop(), or a permanent failure; `what` names it in errors.
+  Result<NatsPtr<natsMsg>> GetStoredMessage(uint64_t seq, const std::string& what);
   Status StoppedError() const {
     return Status::Error(fmt::format("subscription to NATS stream '{}' was stopped", options_.bus.stream));
   }
@@ -291,6 +295,28 @@ Result<bool> NatsSubscriber::Assemble(uint64_t seq, const std::string& subject, 
   return true;
 }
 
+Result<NatsPtr<natsMsg>> NatsSubscriber::GetStoredMessage(uint64_t seq, const std::string& what) {
+  for (;;) {
+    if (link_.closed()) return StoppedError();
+    Status s = link_.Connect();
+    if (s.ok()) {
+      natsMsg* raw = nullptr;
+      jsErrCode jerr = static_cast<jsErrCode>(0);
+      natsStatus gs = js_GetMsg(&raw, link_.js(), options_.bus.stream.c_str(), seq, nullptr, &jerr);
+      NatsPtr<natsMsg> msg(raw);
+      if (gs == NATS_OK) {
+        link_.ResetBackoff();
+        return msg;
+      }
+      if (jerr == JSNoMessageFoundErr) return NatsPtr<natsMsg>();
+      s = NatsFailure(what, gs, jerr);
+    }
+    if (internal::IsPermanent(s)) return s;
+    spdlog::warn("NATS subscription: {}; retrying", s.message());
+    if (!link_.Backoff(std::chrono::milliseconds(1000))) return StoppedError();
+  }
+}
+
 Result<std::vector<Event>> NatsSubscriber::ReadEarlierParts(uint64_t seq, const wire::Batch& batch,
                                                             const internal::PartInfo& info) {
   std::vector<std::vector<Event>> slices(info.part - 1);
@@ -305,22 +331,18 @@ Result<std::vector<Event>> NatsSubscriber::ReadEarlierParts(uint64_t seq, const 
                                        seq, why));
     };
     if (prev == 0 || prev >= at_seq) return failed("the part chain is broken");
-    natsMsg* raw = nullptr;
-    jsErrCode jerr = static_cast<jsErrCode>(0);
-    natsStatus s = js_GetMsg(&raw, link_.js(), options_.bus.stream.c_str(), prev, nullptr, &jerr);
-    NatsPtr<natsMsg> msg(raw);
-    if (s != NATS_OK) {
-      if (jerr == JSNoMessageFoundErr) {
-        return Status::Error(
-            fmt::format("ids {}-{} are gone from NATS stream '{}' (message {}, part {} of {} of their batch, was "
-                        "removed by its limits or a purge before it could be delivered); subscribe with --since {} "
-                        "to continue after them",
-                        FirstId(seq), FirstId(seq) | (info.total - 1), options_.bus.stream, prev, k, info.parts,
-                        LastId(seq)),
-            std::make_error_code(std::errc::no_message_available));
-      }
-      return NatsFailure(fmt::format("reading part {} of {} (message {}) of stream '{}'", k, info.parts, prev,
-                                     options_.bus.stream), s, jerr);
+    FATHOM_ASSIGN_OR_RETURN(
+        NatsPtr<natsMsg> msg,
+        GetStoredMessage(prev, fmt::format("reading part {} of {} (message {}) of stream '{}'", k, info.parts, prev,
+                                           options_.bus.stream)));
+    if (msg == nullptr) {
+      return Status::Error(
+          fmt::format("ids {}-{} are gone from NATS stream '{}' (message {}, part {} of {} of their batch, was "
+                      "removed by its limits or a purge before it could be delivered); subscribe with --since {} "
+                      "to continue after them",
+                      FirstId(seq), FirstId(seq) | (info.total - 1), options_.bus.stream, prev, k, info.parts,
+                      LastId(seq)),
+          std::make_error_code(std::errc::no_message_available));
     }
     auto part = internal::ReadPartInfo(msg.get());
     if (!part.ok()) return part.status();

@@ -32,8 +32,9 @@ class NatsServers {
   NatsServers& operator=(const NatsServers&) = delete;
 
   int size() const { return static_cast<int>(nodes_.size()); }
-  // "nats://127.0.0.1:PORT" of node i.
+  // "nats://127.0.0.1:PORT" of node i, and that port.
   std::string url(int i) const;
+  int port(int i) const { return nodes_[static_cast<size_t>(i)].client_port; }
   // Every node's URL joined by commas (a publisher's or subscriber's endpoint).
   std::string urls() const;
   // The node's server_name ("n0", "n1", ...), as JetStream reports stream leaders.
