@@ -26,15 +26,42 @@ inline Event NumberedEvent(uint64_t i) {
   return e;
 }
 
-inline std::vector<Event> NumberedEvents(uint64_t first, uint64_t count) {
+// make(first), make(first + 1), ... make(first + count - 1).
+inline std::vector<Event> MakeEvents(uint64_t first, uint64_t count, Event (*make)(uint64_t)) {
   std::vector<Event> events;
   events.reserve(count);
-  for (uint64_t i = first; i < first + count; ++i) events.push_back(NumberedEvent(i));
+  for (uint64_t i = first; i < first + count; ++i) events.push_back(make(i));
   return events;
+}
+
+inline std::vector<Event> NumberedEvents(uint64_t first, uint64_t count) {
+  return MakeEvents(first, count, NumberedEvent);
 }
 
 // The number i of an event made by NumberedEvent.
 inline uint64_t EventNumber(const Event& e) { return std::stoull(e.path.substr(e.path.rfind("/f") + 2)); }
+
+// Event i with a long path that shares little with its neighbours (about 90 bytes encoded):
+// 40,000 of them exceed nats-server's default max_payload (1 MB).
+inline Event LongEvent(uint64_t i) {
+  Event e = NumberedEvent(i);
+  e.path = "/data/" + std::to_string(i) + "-" + std::string(60, static_cast<char>('a' + i % 26)) + "/f" +
+           std::to_string(i);
+  return e;
+}
+
+inline std::vector<Event> LongEvents(uint64_t first, uint64_t count) { return MakeEvents(first, count, LongEvent); }
+
+// Events numbered first, first + 1, ... exactly once each, in id order.
+inline void ExpectNumbered(const std::vector<Event>& got, uint64_t first, uint64_t count) {
+  ASSERT_EQ(got.size(), count);
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(EventNumber(got[i]), first + i) << "at " << i;
+    if (i > 0) {
+      ASSERT_LT(got[i - 1].id, got[i].id) << "at " << i;
+    }
+  }
+}
 
 inline PublisherOptions PublisherFor(const std::string& endpoint, const std::string& collector,
                                      const BusOptions& bus = {}) {
@@ -67,6 +94,19 @@ inline Status ReadEvents(Subscriber& sub, size_t count, std::vector<Event>& out,
     FATHOM_RETURN_IF_ERROR(sub.Next(out, std::chrono::milliseconds(500)));
   }
   return Status::Ok();
+}
+
+// Reads `count` events, then makes sure nothing more comes.
+inline std::vector<Event> ReadExactly(Subscriber& sub, size_t count) {
+  std::vector<Event> got;
+  Status s = ReadEvents(sub, count, got, std::chrono::seconds(30));
+  EXPECT_TRUE(s.ok()) << s.message();
+  std::vector<Event> more;
+  s = sub.Next(more, std::chrono::milliseconds(500));
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(more.empty()) << more.size() << " events more than expected, the first numbered "
+                            << (more.empty() ? 0 : EventNumber(more.front()));
+  return got;
 }
 
 // A plain libnats connection for inspecting the stream.

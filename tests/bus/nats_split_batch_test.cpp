@@ -18,50 +18,11 @@ using fathom::testing::NatsServers;
 
 constexpr uint64_t kDefaultMaxPayload = 1 << 20;
 
-// Event i with a long path that shares little with its neighbours (about 90 bytes encoded).
-Event LongEvent(uint64_t i) {
-  Event e = NumberedEvent(i);
-  e.path = "/data/" + std::to_string(i) + "-" + std::string(60, static_cast<char>('a' + i % 26)) + "/f" +
-           std::to_string(i);
-  return e;
-}
-
-std::vector<Event> LongEvents(uint64_t first, uint64_t count) {
-  std::vector<Event> events;
-  events.reserve(count);
-  for (uint64_t i = first; i < first + count; ++i) events.push_back(LongEvent(i));
-  return events;
-}
-
 SubscribeOptions From(const std::string& endpoint, std::optional<uint64_t> since) {
   SubscribeOptions options;
   options.endpoint = endpoint;
   options.since = since;
   return options;
-}
-
-// Events numbered first, first + 1, ... exactly once each, in id order.
-void ExpectNumbered(const std::vector<Event>& got, uint64_t first, uint64_t count) {
-  ASSERT_EQ(got.size(), count);
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_EQ(EventNumber(got[i]), first + i) << "at " << i;
-    if (i > 0) {
-      ASSERT_LT(got[i - 1].id, got[i].id) << "at " << i;
-    }
-  }
-}
-
-// Reads `count` events, then makes sure nothing more comes.
-std::vector<Event> ReadExactly(Subscriber& sub, size_t count) {
-  std::vector<Event> got;
-  Status s = ReadEvents(sub, count, got, std::chrono::seconds(30));
-  EXPECT_TRUE(s.ok()) << s.message();
-  std::vector<Event> more;
-  s = sub.Next(more, std::chrono::milliseconds(500));
-  EXPECT_TRUE(s.ok()) << s.message();
-  EXPECT_TRUE(more.empty()) << more.size() << " events more than expected, the first numbered "
-                            << (more.empty() ? 0 : EventNumber(more.front()));
-  return got;
 }
 
 // Parts [first_part, end_part) (from 0) of the batch (from, to], stored the way the publisher
