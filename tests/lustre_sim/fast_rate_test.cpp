@@ -2,7 +2,6 @@
 // build/lustre, loaded with dlopen, hands out record i of a paced log no earlier than its due
 // time epoch + i/N s, stamped with that time; its descriptor is readable exactly when a record
 // is due; follow mode sleeps until then; an unlimited log is unchanged.
-#include <dlfcn.h>
 #include <poll.h>
 #include <stdlib.h>
 
@@ -18,12 +17,11 @@
 #include "lustre_sim/api/fast_mode.h"
 #include "lustre_sim/state/registry.h"
 #include "lustre_sim/state/sim_state.h"
+#include "lustre_sim/lustreapi_loader.h"
 #include "support/temp_dir.h"
 
 namespace fathom::lustre_sim {
 namespace {
-
-typedef int (*in_buf_fn)(void*);
 
 uint64_t RealtimeNs() { return static_cast<uint64_t>(NowNs()); }
 
@@ -42,25 +40,9 @@ class FastRateTest : public ::testing::Test {
  protected:
   void SetUp() override {
     setenv("FATHOM_LUSTRE_SIM_RUNDIR", (tmp_ / "run").c_str(), 1);
-    const std::string path = std::string(FATHOM_BUILD_DIR) + "/lustre/liblustreapi.so";
-    lib_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(lib_, nullptr) << dlerror();
-    Load(start_, "llapi_changelog_start");
-    Load(recv_, "llapi_changelog_recv");
-    Load(free_, "llapi_changelog_free");
-    Load(fini_, "llapi_changelog_fini");
-    Load(get_fd_, "llapi_changelog_get_fd");
-    Load(in_buf_, "llapi_changelog_in_buf");
+    ASSERT_NO_FATAL_FAILURE(api_.Load());
   }
-  void TearDown() override {
-    (void)TeardownFastMode("ratefs");
-    if (lib_ != nullptr) dlclose(lib_);
-  }
-  template <typename F>
-  void Load(F& fn, const char* name) {
-    fn = reinterpret_cast<F>(dlsym(lib_, name));
-    ASSERT_NE(fn, nullptr) << name;
-  }
+  void TearDown() override { (void)TeardownFastMode("ratefs"); }
 
   // Sets up "ratefs" (one MDT) and returns the log's epoch.
   uint64_t Setup(uint64_t rate, uint64_t records = 0) {
@@ -76,30 +58,24 @@ class FastRateTest : public ::testing::Test {
   }
   void* Start(int flags) {
     void* priv = nullptr;
-    EXPECT_EQ(start_(&priv, static_cast<changelog_send_flag>(flags), "ratefs-MDT0000", 0), 0);
+    EXPECT_EQ(api_.start(&priv, static_cast<changelog_send_flag>(flags), "ratefs-MDT0000", 0), 0);
     return priv;
   }
   // One record: rc, and its index and time when rc == 0.
   int Recv(void* priv, uint64_t* index, uint64_t* time_ns) {
     changelog_rec* rec = nullptr;
-    int rc = recv_(priv, &rec);
+    int rc = api_.recv(priv, &rec);
     if (rc != 0) return rc;
     auto record = lustre::UnpackRecord(rec);
     EXPECT_TRUE(record.ok());
     *index = record.ok() ? record->index : 0;
     *time_ns = record.ok() ? record->time_ns : 0;
-    free_(&rec);
+    api_.free_rec(&rec);
     return 0;
   }
 
   testing::TempDir tmp_;
-  void* lib_ = nullptr;
-  llapi_changelog_start_fn start_ = nullptr;
-  llapi_changelog_recv_fn recv_ = nullptr;
-  llapi_changelog_free_fn free_ = nullptr;
-  llapi_changelog_fini_fn fini_ = nullptr;
-  llapi_changelog_get_fd_fn get_fd_ = nullptr;
-  in_buf_fn in_buf_ = nullptr;
+  testing::LustreApi api_;
 };
 
 TEST(FastLogPacing, DueTimesAndTimestampsFollowTheRate) {
@@ -140,7 +116,7 @@ TEST_F(FastRateTest, PacedRecordsComeNoEarlierThanDueStampedWithTheirDueTime) {
   const uint64_t epoch = Setup(kRate);
   void* priv = Start(CHANGELOG_FLAG_JOBID);
   ASSERT_NE(priv, nullptr);
-  const int fd = get_fd_(priv);
+  const int fd = api_.get_fd(priv);
   const uint64_t deadline = RealtimeNs() + 20000000000ULL;
   uint64_t expected = 1;
   uint64_t ends = 0;
@@ -163,7 +139,7 @@ TEST_F(FastRateTest, PacedRecordsComeNoEarlierThanDueStampedWithTheirDueTime) {
   }
   // The reader caught up with the clock and was held back: the log did not come all at once.
   EXPECT_GT(ends, 0u);
-  fini_(&priv);
+  api_.fini(&priv);
 }
 
 TEST_F(FastRateTest, DescriptorIsReadableExactlyWhenARecordIsDue) {
@@ -171,29 +147,29 @@ TEST_F(FastRateTest, DescriptorIsReadableExactlyWhenARecordIsDue) {
   const uint64_t epoch = Setup(2, /*records=*/3);
   void* priv = Start(CHANGELOG_FLAG_JOBID);
   ASSERT_NE(priv, nullptr);
-  const int fd = get_fd_(priv);
+  const int fd = api_.get_fd(priv);
   for (uint64_t i = 1; i <= 3; ++i) {
     uint64_t index = 0;
     uint64_t time_ns = 0;
     if (RealtimeNs() + 200000000ULL < epoch + i * kPeriodNs) {
       EXPECT_FALSE(Readable(fd, 0)) << "readable before record " << i << " is due";
-      EXPECT_EQ(in_buf_(priv), 0);
+      EXPECT_EQ(api_.in_buf(priv), 0);
       EXPECT_EQ(Recv(priv, &index, &time_ns), 1) << "record " << i << " handed out before due";
     }
     ASSERT_TRUE(Readable(fd, 2000)) << "not readable once record " << i << " is due";
     EXPECT_GE(RealtimeNs(), epoch + i * kPeriodNs);
-    EXPECT_EQ(in_buf_(priv), 1);
+    EXPECT_EQ(api_.in_buf(priv), 1);
     ASSERT_EQ(Recv(priv, &index, &time_ns), 0);
     EXPECT_EQ(index, i);
     EXPECT_EQ(time_ns, epoch + i * kPeriodNs);
   }
   // The finite log has ended: never readable again.
   EXPECT_FALSE(Readable(fd, 300));
-  EXPECT_EQ(in_buf_(priv), 0);
+  EXPECT_EQ(api_.in_buf(priv), 0);
   uint64_t index = 0;
   uint64_t time_ns = 0;
   EXPECT_EQ(Recv(priv, &index, &time_ns), 1);
-  fini_(&priv);
+  api_.fini(&priv);
 }
 
 TEST_F(FastRateTest, FollowModeSleepsUntilTheNextRecordIsDue) {
@@ -211,15 +187,15 @@ TEST_F(FastRateTest, FollowModeSleepsUntilTheNextRecordIsDue) {
   }
   // About 0.3 s of waiting: a reader that sleeps uses a tiny part of it.
   EXPECT_LT(ThreadCpuNs() - cpu_before, 60000000ULL) << "the follow-mode reader spun while waiting";
-  fini_(&priv);
+  api_.fini(&priv);
 }
 
 TEST_F(FastRateTest, UnlimitedRateHandsOutEveryRecordAtOnce) {
   const uint64_t epoch = Setup(0, /*records=*/10000);
   void* priv = Start(CHANGELOG_FLAG_JOBID);
   ASSERT_NE(priv, nullptr);
-  EXPECT_TRUE(Readable(get_fd_(priv), 0));
-  EXPECT_EQ(in_buf_(priv), 1);
+  EXPECT_TRUE(Readable(api_.get_fd(priv), 0));
+  EXPECT_EQ(api_.in_buf(priv), 1);
   for (uint64_t i = 1; i <= 10000; ++i) {
     uint64_t index = 0;
     uint64_t time_ns = 0;
@@ -230,7 +206,7 @@ TEST_F(FastRateTest, UnlimitedRateHandsOutEveryRecordAtOnce) {
   uint64_t index = 0;
   uint64_t time_ns = 0;
   EXPECT_EQ(Recv(priv, &index, &time_ns), 1);
-  fini_(&priv);
+  api_.fini(&priv);
 }
 
 }  // namespace

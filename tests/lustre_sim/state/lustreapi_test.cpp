@@ -1,7 +1,6 @@
 // The real liblustreapi.so from build/lustre, loaded with dlopen, against real state files:
 // reading, filtering and clearing stored changelogs, fid2path/path2fid, follow mode, and
 // the generated logs of fast mode.
-#include <dlfcn.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -19,6 +18,7 @@
 #include "lustre_sim/api/fast_mode.h"
 #include "lustre_sim/state/registry.h"
 #include "lustre_sim/state/sim_state.h"
+#include "lustre_sim/lustreapi_loader.h"
 #include "support/temp_dir.h"
 
 namespace fathom::lustre_sim {
@@ -29,24 +29,6 @@ using lustre::FormatFid;
 using lustre::kRootFid;
 using Clock = std::chrono::steady_clock;
 
-typedef int (*start_user_fn)(void**, enum changelog_send_flag, const char*, const char*, uint64_t, long long);
-typedef int (*in_buf_fn)(void*);
-
-struct Api {
-  void* lib = nullptr;
-  llapi_changelog_start_fn start = nullptr;
-  start_user_fn start_user = nullptr;
-  llapi_changelog_recv_fn recv = nullptr;
-  llapi_changelog_free_fn free_rec = nullptr;
-  llapi_changelog_clear_fn clear = nullptr;
-  llapi_changelog_fini_fn fini = nullptr;
-  llapi_changelog_set_xflags_fn set_xflags = nullptr;
-  llapi_changelog_get_fd_fn get_fd = nullptr;
-  in_buf_fn in_buf = nullptr;
-  llapi_fid2path_fn fid2path = nullptr;
-  llapi_path2fid_fn path2fid = nullptr;
-};
-
 constexpr int kReadFlags = CHANGELOG_FLAG_JOBID | CHANGELOG_FLAG_EXTRA_FLAGS;
 constexpr auto kAllExtra = static_cast<changelog_send_extra_flag>(
     CHANGELOG_EXTRA_FLAG_UIDGID | CHANGELOG_EXTRA_FLAG_NID | CHANGELOG_EXTRA_FLAG_OMODE | CHANGELOG_EXTRA_FLAG_XATTR);
@@ -55,28 +37,7 @@ class LustreApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
     setenv("FATHOM_LUSTRE_SIM_RUNDIR", (tmp_ / "run").c_str(), 1);
-    std::string path = std::string(FATHOM_BUILD_DIR) + "/lustre/liblustreapi.so";
-    api_.lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(api_.lib, nullptr) << dlerror();
-    Load(api_.start, "llapi_changelog_start");
-    Load(api_.start_user, "llapi_changelog_start_user");
-    Load(api_.recv, "llapi_changelog_recv");
-    Load(api_.free_rec, "llapi_changelog_free");
-    Load(api_.clear, "llapi_changelog_clear");
-    Load(api_.fini, "llapi_changelog_fini");
-    Load(api_.set_xflags, "llapi_changelog_set_xflags");
-    Load(api_.get_fd, "llapi_changelog_get_fd");
-    Load(api_.in_buf, "llapi_changelog_in_buf");
-    Load(api_.fid2path, "llapi_fid2path");
-    Load(api_.path2fid, "llapi_path2fid");
-  }
-  void TearDown() override {
-    if (api_.lib != nullptr) dlclose(api_.lib);
-  }
-  template <typename F>
-  void Load(F& fn, const char* name) {
-    fn = reinterpret_cast<F>(dlsym(api_.lib, name));
-    ASSERT_NE(fn, nullptr) << name;
+    ASSERT_NO_FATAL_FAILURE(api_.Load());
   }
 
   // A "mounted" file system: its state and registry entry (the mount point is a plain dir).
@@ -132,7 +93,7 @@ class LustreApiTest : public ::testing::Test {
 
   testing::TempDir tmp_;
   std::string mount_;
-  Api api_;
+  testing::LustreApi api_;
 };
 
 Caller Bob() { return Caller{2000, 200, "cp.2000"}; }
