@@ -401,8 +401,7 @@ void Aggregator::State::TakeReplays() {
   }
 }
 
-ConsumerSession::Waiting Aggregator::State::NextMessage(const ConsumerSession& s,
-                                                                      size_t max_events) {
+ConsumerSession::Waiting Aggregator::State::NextMessage(const ConsumerSession& s, size_t max_events) {
   for (const auto& m : made) {
     if (m.after_id == s.cursor && m.max_events == max_events && *m.filter == s.filter) return m.message;
   }

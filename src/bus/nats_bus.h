@@ -14,8 +14,8 @@
 // responders, leader changes, a server down) until it arrives or Stop(); the position never
 // advances before it. A retry first reads the subject's last message: if it is the message
 // being sent (stored, its acknowledgement lost), its sequence is taken as the acknowledgement,
-// so a retry after an outage longer than the duplicate window does not store it twice. Batches of kernel sources (no position) are numbered here:
-// to = from + count.
+// so a retry after an outage longer than the duplicate window does not store it twice.
+// Batches of kernel sources (no position) are numbered here: to = from + count.
 // Position() comes from the last message on the collector's subject (0 if none): its
 // to_position, or, when it is a part before the last of its batch (a run that died between
 // parts), its from_position: the batch is sent again whole. Subscribers deliver a batch's

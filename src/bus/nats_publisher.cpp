@@ -92,10 +92,6 @@ Status NatsPublisher::Retry(const Status& failure, std::string_view doing) {
   return Status::Ok();
 }
 
-// The last message on the collector's subject decides: a whole batch or the last part of one
-// gives its to_position; a part before the last means the previous run died between parts,
-// so the batch is not published and the position is its from_position (the stored parts are
-// never delivered; the batch is sent again whole).
 Result<NatsPtr<natsMsg>> NatsPublisher::LastMessage() {
   natsMsg* raw = nullptr;
   jsErrCode jerr = static_cast<jsErrCode>(0);
@@ -116,6 +112,10 @@ Result<uint64_t> NatsPublisher::StoredAs(const std::string& msg_id) {
   return natsMsg_GetSequence(msg.get());
 }
 
+// The last message on the collector's subject decides: a whole batch or the last part of one
+// gives its to_position; a part before the last means the previous run died between parts,
+// so the batch is not published and the position is its from_position (the stored parts are
+// never delivered; the batch is sent again whole).
 Result<uint64_t> NatsPublisher::ReadLastPosition() {
   FATHOM_ASSIGN_OR_RETURN(NatsPtr<natsMsg> msg, LastMessage());
   if (msg == nullptr) return uint64_t{0};

@@ -33,7 +33,6 @@ class EventQueue {
     if (closed_) return false;
     size_ += batch.size();
     batches_.push_back({std::move(batch), position});
-    batch.clear();
     batch.swap(spare_);  // the moved-from batch (no storage) becomes the spare
     not_empty_.notify_one();
     return true;

@@ -17,9 +17,9 @@ constexpr auto kPoll = std::chrono::milliseconds(200);
 // A followed log whose records trickle in is read for up to this long after a batch's first
 // record before the batch is handed on, so that records arriving one by one travel together
 // (one wake-up of each thread downstream per batch, not per record).
-constexpr auto kLinger = std::chrono::microseconds(5000);
+constexpr auto kLinger = std::chrono::milliseconds(5);
 // Pause before reconnecting to a followed changelog that reported its end.
-constexpr auto kReopenPause = std::chrono::microseconds(50000);
+constexpr auto kReopenPause = std::chrono::milliseconds(50);
 
 }  // namespace
 
