@@ -194,9 +194,13 @@ def run_once(a, pipeline, scenario, consumers):
             keys = ["--key", os.path.join(tmp, "client.key"), "--server-key", os.path.join(tmp, "server.pub")]
             for i in range(consumers):
                 subs.append("sub%d" % i)
+                trace = []
+                if a.trace and scenario == "latency":
+                    trace = ["--trace", "%s.%s.%dc.sub%d" % (a.trace, a.sync, consumers, i)]
                 run.start("subscriber", subs[-1],
                           [os.path.join(a.build, "latency_subscriber"), "--from", endpoint, "--idle", str(a.idle),
-                           "--warmup", str(warmup), "--timeout", str(a.timeout)] + keys, stdout=subprocess.PIPE)
+                           "--warmup", str(warmup), "--timeout", str(a.timeout)] + keys + trace,
+                          stdout=subprocess.PIPE)
             time.sleep(0.5)
         else:
             pull, pub = "tcp://127.0.0.1:%d" % free_port(), "tcp://127.0.0.1:%d" % free_port()
@@ -297,6 +301,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small counts (smoke test)")
     ap.add_argument("--require-complete", action="store_true", help="exit 1 unless every subscriber got every event")
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--trace", help="durable latency runs: each subscriber writes one line per event (receipt ns, "
+                    "creation ns, source) to TRACE.SYNC.<N>c.sub<I>")
     a = ap.parse_args()
     a.build = os.path.abspath(a.build)
     if a.quick:

@@ -4,11 +4,16 @@
 // records per event the latency from its creation (ts_ns) to its receipt here. Stops after
 // --count events, or --idle seconds without one (once events came), or --timeout; then prints
 // one JSON line (latency_histogram.h). Events before --warmup are counted but not timed.
+// --trace FILE also writes one line per event: receipt ns, creation ns, source (to see when
+// and where the slow ones were).
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 #include "latency_histogram.h"
@@ -27,6 +32,7 @@ struct Args {
   double idle = 5;
   double timeout = 600;
   std::string label = "durable";
+  std::string trace;
 };
 
 int Run(const Args& args) {
@@ -48,6 +54,15 @@ int Run(const Args& args) {
   fathom::bench::LatencyHistogram histogram;
   uint64_t received = 0;
   std::vector<fathom::Event> events;
+  std::unique_ptr<FILE, int (*)(FILE*)> trace(nullptr, &std::fclose);
+  if (!args.trace.empty()) {
+    trace.reset(std::fopen(args.trace.c_str(), "w"));
+    if (trace == nullptr) {
+      std::fprintf(stderr, "latency_subscriber: cannot write %s: %s\n", args.trace.c_str(),
+                   std::strerror(errno));
+      return 2;
+    }
+  }
   const auto start = std::chrono::steady_clock::now();
   auto last_event = start;
   const auto idle = std::chrono::duration<double>(args.idle);
@@ -66,6 +81,12 @@ int Run(const Args& args) {
     last_event = std::chrono::steady_clock::now();
     for (const auto& event : events) {
       if (received++ >= args.warmup) histogram.Record(at, event.ts_ns);
+    }
+    if (trace != nullptr) {
+      for (const auto& event : events) {
+        std::fprintf(trace.get(), "%lld %lld %s\n", static_cast<long long>(at),
+                     static_cast<long long>(event.ts_ns), event.source.c_str());
+      }
     }
     status = (*subscriber)->Acknowledge(events.back().id);
     if (!status.ok()) {
@@ -95,6 +116,7 @@ int main(int argc, char** argv) {
   app.add_option("--credit", args.credit, "Events the aggregator may send ahead of acknowledgements");
   app.add_option("--idle", args.idle, "Stop after SECONDS without an event (once events came)");
   app.add_option("--timeout", args.timeout, "Stop after SECONDS in any case");
+  app.add_option("--trace", args.trace, "Write one line per event: receipt ns, creation ns, source");
   app.add_option("--label", args.label, "The pipeline name in the output");
   CLI11_PARSE(app, argc, argv);
   return Run(args);

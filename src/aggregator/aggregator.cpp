@@ -17,6 +17,7 @@
 #include "aggregator/event_ring.h"
 #include "aggregator/mailbox.h"
 #include "aggregator/replay_worker.h"
+#include "core/thread_name.h"
 #include "security/zap_handler.h"
 #include "security/zmq_handle.h"
 
@@ -648,8 +649,14 @@ Status Aggregator::Run() {
   if (s.ran) return Status::Error("Aggregator::Run() called twice");
   s.ran = true;
   spdlog::info("aggregating on {} into {}", s.endpoint, s.options.store.path);
-  std::thread committer([&s] { s.commit_worker->Run(); });
-  std::thread replayer([&s] { s.replay_worker->Run(); });
+  std::thread committer([&s] {
+    NameThisThread("commit");
+    s.commit_worker->Run();
+  });
+  std::thread replayer([&s] {
+    NameThisThread("replay");
+    s.replay_worker->Run();
+  });
   s.Serve();
   s.FlushPositions();
   s.queue.Close();

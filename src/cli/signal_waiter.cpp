@@ -4,6 +4,8 @@
 
 #include <ctime>
 
+#include "core/thread_name.h"
+
 namespace fathom::cli {
 namespace {
 
@@ -22,6 +24,7 @@ SignalWaiter::SignalWaiter(std::function<void(int)> on_signal) {
   sigset_t set = StopSignals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   thread_ = std::thread([this, set, cb = std::move(on_signal)] {
+    NameThisThread("signals");
     const timespec tick{0, 100'000'000};
     while (!done_) {
       int sig = sigtimedwait(&set, nullptr, &tick);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <thread>
 
+#include "core/thread_name.h"
 #include "fathom/pipeline.h"
 #include "pipeline/event_queue.h"
 
@@ -46,6 +47,7 @@ void WatchPipeline::Stop() {
     return;
   }
   grace_timer_ = std::thread([this] {
+    NameThisThread("stop-grace");
     std::unique_lock lock(stop_mu_);
     if (stop_cv_.wait_for(lock, options_.stop_grace, [this] { return writing_done_; })) return;
     spdlog::warn("the far end did not take the last events within {} ms; stopping without them",
@@ -104,6 +106,7 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
   Status reader_status;
   uint64_t pushed_position = 0;  // reader thread only
   std::thread reader([&] {
+    NameThisThread("read");
     RaiseReaderPriority();
     const auto start = std::chrono::steady_clock::now();
     std::vector<Event> batch;  // empty at the top of each round

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/thread_name.h"
+
 namespace fathom::security {
 namespace {
 
@@ -46,7 +48,10 @@ Result<std::unique_ptr<ZapHandler>> ZapHandler::Start(void* context, const Clien
 }
 
 ZapHandler::ZapHandler(ZmqSocket socket, const ClientList& clients)
-    : socket_(std::move(socket)), clients_(clients), thread_([this] { Serve(); }) {}
+    : socket_(std::move(socket)), clients_(clients), thread_([this] {
+        NameThisThread("zap");
+        Serve();
+      }) {}
 
 ZapHandler::~ZapHandler() {
   stop_ = true;

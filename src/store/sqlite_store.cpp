@@ -1,7 +1,8 @@
 // sqlite_store.cpp — EventStore on SQLite: batched appends under one transaction with events
 // many to a row, an id high-water mark that survives retention, exact retention (a floor id
 // below which events are gone; whole chunks below it are deleted) in bounded steps, source
-// positions committed with their events, and streaming replay that decodes chunks.
+// positions committed with their events, streaming replay that decodes chunks, and a writer
+// whose WAL checkpoints run on a thread of their own (wal_checkpointer.h).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "store/event_chunk.h"
 #include "store/sqlite_handle.h"
 #include "store/store_schema.h"
+#include "store/wal_checkpointer.h"
 
 namespace fathom {
 namespace store {
@@ -58,8 +60,12 @@ struct WriterStatements {
 
 class SqliteStore final : public EventStore {
  public:
-  SqliteStore(StoreOptions options, Connection db, WriterStatements w)
-      : options_(std::move(options)), db_(std::move(db)), w_(std::move(w)) {}
+  SqliteStore(StoreOptions options, Connection db, WriterStatements w,
+              std::unique_ptr<WalCheckpointer> checkpointer)
+      : options_(std::move(options)),
+        db_(std::move(db)),
+        w_(std::move(w)),
+        checkpointer_(std::move(checkpointer)) {}
 
   Status Append(std::vector<Event>& batch, const std::optional<SourcePosition>& position) override;
   Status Append(std::vector<Event>& batch, std::span<const SourcePosition> positions) override;
@@ -90,6 +96,7 @@ class SqliteStore final : public EventStore {
   WriterStatements w_;  // empty for a reader
   Clock::time_point next_age_check_{};
   std::string blob_;  // reused encoding buffer
+  std::unique_ptr<WalCheckpointer> checkpointer_;  // a writer's; unhooks db_ before it closes
 };
 
 Status SqliteStore::RequireWriter(std::string_view what) const {
@@ -361,11 +368,14 @@ Result<uint64_t> SqliteStore::FirstId() {
 Result<std::unique_ptr<EventStore>> EventStore::Open(const StoreOptions& options) {
   FATHOM_ASSIGN_OR_RETURN(store::Connection db, store::OpenStoreConnection(options));
   store::WriterStatements statements;
+  std::unique_ptr<store::WalCheckpointer> checkpointer;
   if (!options.read_only) {
     FATHOM_ASSIGN_OR_RETURN(statements, store::WriterStatements::Prepare(db));
+    FATHOM_ASSIGN_OR_RETURN(checkpointer,
+                            store::WalCheckpointer::Start(options.path, db.get(), options.sync_full));
   }
-  return std::unique_ptr<EventStore>(
-      std::make_unique<store::SqliteStore>(options, std::move(db), std::move(statements)));
+  return std::unique_ptr<EventStore>(std::make_unique<store::SqliteStore>(
+      options, std::move(db), std::move(statements), std::move(checkpointer)));
 }
 
 }  // namespace fathom

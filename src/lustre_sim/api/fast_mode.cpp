@@ -48,7 +48,9 @@ Status SetupFastMode(const FastModeConfig& config) {
     }
     struct timespec now {};
     clock_gettime(CLOCK_REALTIME, &now);
-    log.epoch_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000ULL + static_cast<uint64_t>(now.tv_nsec);
+    log.epoch_ns = config.epoch_ns != 0
+                       ? config.epoch_ns
+                       : static_cast<uint64_t>(now.tv_sec) * 1000000000ULL + static_cast<uint64_t>(now.tv_nsec);
   }
   FATHOM_RETURN_IF_ERROR(state->SetGeneratedLog(log));
 

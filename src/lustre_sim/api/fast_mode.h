@@ -27,6 +27,8 @@ struct FastModeConfig {
   std::string state_dir;   // created if missing; made absolute
   uint64_t records = 0;    // records per MDT; 0: unlimited
   uint64_t rate = 0;       // records per second per MDT (at most kMaxFastRate); 0: unlimited
+  uint64_t epoch_ns = 0;   // a new log's time base (CLOCK_REALTIME ns; paced record i is due
+                           // at epoch_ns + i/rate); 0: now
 };
 
 inline constexpr uint64_t kMaxFastRate = 1000000000;

@@ -11,6 +11,8 @@
 namespace fathom::lustre_source {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 // How long one wait for records lasts before the stop flag is looked at again (Stop()
 // also wakes it at once through the queue's eventfd).
 constexpr auto kPoll = std::chrono::milliseconds(200);
@@ -18,6 +20,8 @@ constexpr auto kPoll = std::chrono::milliseconds(200);
 // record before the batch is handed on, so that records arriving one by one travel together
 // (one wake-up of each thread downstream per batch, not per record).
 constexpr auto kLinger = std::chrono::milliseconds(5);
+// ... and is handed on at the latest this long after its first record.
+constexpr auto kHold = std::chrono::milliseconds(6);
 // Pause before reconnecting to a followed changelog that reported its end.
 constexpr auto kReopenPause = std::chrono::milliseconds(50);
 
@@ -108,21 +112,38 @@ bool ChangelogPump::Pause(std::chrono::microseconds pause) const {
 int ChangelogPump::ReceiveBatch(const ChangelogReader& reader, bool follow) {
   int rc = 0;
   bool lingered = false;
+  Clock::time_point first{};
   while (batch_->added() < kMaxBatchRecords) {
     changelog_rec* rec = nullptr;
     rc = reader.Receive(&rec);
     if (rc != 0) break;
     batch_->Add(rec);
     reader.Free(&rec);
-    if (!follow || reader.buffered()) continue;
-    // A followed log's next receive may block until a new record. Once per batch, let the
-    // records that trickle in gather for a moment; then receive only those already readable
-    // and hand the batch off.
+    if (!follow) continue;
+    // A followed log's batch is handed on within kHold of its first record, even when records
+    // keep coming at least as fast as they are read (else a reader that fell behind would
+    // gather until it caught up, and every record of that batch would wait that long).
+    const auto now = Clock::now();
+    if (batch_->added() == 1) first = now;
+    if (now - first >= kHold) break;
+    if (reader.buffered()) continue;
+    // The next receive may block until a new record. Once per batch, let the records that
+    // trickle in gather until kLinger after the first; then receive only those already
+    // readable and hand the batch off.
     if (!lingered) {
       lingered = true;
-      if (!Pause(kLinger)) break;
+      if (first + kLinger > now &&
+          !Pause(std::chrono::duration_cast<std::chrono::microseconds>(first + kLinger - now))) {
+        break;
+      }
     }
     if (!WaitReadable(std::chrono::milliseconds(0))) break;
+  }
+  if (follow && batch_->added() > 0) {
+    const auto held = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - first).count());
+    std::atomic<uint64_t>& longest = queue_->counters.longest_hold_us;
+    if (held > longest.load()) longest = held;
   }
   return rc;
 }

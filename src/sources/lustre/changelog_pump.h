@@ -5,7 +5,8 @@
 // already holds after the position (a following reader's descriptor need not signal records
 // that were there before it was opened), then follows: it receives records in batches —
 // what the library has buffered and what arrived in the 5 ms after the batch's first
-// record, up to kMaxBatchRecords, handed on before any receive that could block —
+// record, up to kMaxBatchRecords, handed on before any receive that could block and at the
+// latest 6 ms after the batch's first record, even while records keep coming —
 // calling llapi_changelog_recv only when a record is buffered or the changelog descriptor
 // polls readable, and hands each unpacked batch on (record_handoff.h). A receive error (or
 // the end of a followed log) reconnects the same way after the last record read; if that
@@ -55,8 +56,8 @@ class ChangelogPump {
   // Waits `pause` (under a second) unless Stop() comes first; false on Stop.
   bool Pause(std::chrono::microseconds pause) const;
   // Fills batch_ (empty on entry) from `reader`; with `follow`, stops when no record is
-  // ready after a short linger that follows the batch's first. Returns the last
-  // llapi_changelog_recv result.
+  // ready after a short linger that follows the batch's first, or when the batch's first
+  // record has waited long enough. Returns the last llapi_changelog_recv result.
   int ReceiveBatch(const ChangelogReader& reader, bool follow);
   // Hands batch_ on and takes an empty one; false on Stop.
   bool HandOff();

@@ -49,6 +49,8 @@ struct ReaderCounters {
   std::atomic<uint64_t> fid2path_calls{0};
   std::atomic<uint64_t> fid2path_failures{0};
   std::atomic<uint64_t> batches{0};
+  // The longest a followed batch held its first record before it was handed on (µs).
+  std::atomic<uint64_t> longest_hold_us{0};
 };
 
 class ChangelogQueue {

@@ -5,12 +5,11 @@
 #include <algorithm>
 #include <iterator>
 
+#include "core/thread_name.h"
 #include "lustre/changelog_binary.h"
 #include "sources/internal/source_util.h"
 #include "sources/lustre/changelog_pump.h"
 #include "sources/lustre/lustre_source_impl.h"
-
-#include "lustre/changelog_binary.h"
 
 namespace fathom {
 namespace lustre_source {
@@ -113,9 +112,13 @@ Status LustreSource::Start() {
   started_ = true;
   last_clear_ = std::chrono::steady_clock::now();
   resolver_ = std::thread([resolver = std::move(resolver), handoff = handoff_, queue = queue_] {
+    NameThisThread("lustre-resolve");
     ResolveBatches(*resolver, *handoff, *queue);
   });
-  receiver_ = std::thread([pump = std::move(pump)] { pump->Run(); });
+  receiver_ = std::thread([pump = std::move(pump)] {
+    NameThisThread("lustre-pump");
+    pump->Run();
+  });
   return Status::Ok();
 }
 
@@ -167,6 +170,7 @@ LustreCounters LustreSource::Counters() const {
   c.fid2path_calls = r.fid2path_calls;
   c.fid2path_failures = r.fid2path_failures;
   c.batches = r.batches;
+  c.longest_hold_us = r.longest_hold_us;
   c.clears = clears_;
   c.cleared = cleared_max_;
   return c;

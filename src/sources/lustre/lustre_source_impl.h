@@ -51,6 +51,7 @@ struct LustreCounters {
   uint64_t fid2path_calls = 0;
   uint64_t fid2path_failures = 0;
   uint64_t batches = 0;  // batches queued by the reader
+  uint64_t longest_hold_us = 0;  // the longest a followed batch held its first record
   uint64_t clears = 0;   // llapi_changelog_clear calls
   uint64_t cleared = 0;  // highest record cleared
 };

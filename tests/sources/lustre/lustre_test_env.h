@@ -76,11 +76,14 @@ inline std::string RegisterUser(const std::string& state_dir, int mdt = 0) {
 // at `rate` records/s (0: unpaced).
 class FastFs : public SimRundir {
  public:
-  explicit FastFs(uint64_t rate = 0) {
+  // A log paced at `rate` records/s (0: all at once) whose records are due from `epoch_ns`
+  // (0: now) on.
+  explicit FastFs(uint64_t rate = 0, uint64_t epoch_ns = 0) {
     lustre_sim::FastModeConfig config;
     config.fsname = "fastfs";
     config.state_dir = dir() / "state";
     config.rate = rate;
+    config.epoch_ns = epoch_ns;
     Status s = lustre_sim::SetupFastMode(config);
     EXPECT_TRUE(s.ok()) << s.message();
   }
