@@ -68,9 +68,9 @@ LustreSource::~LustreSource() {
       receiver_.detach();
     }
   }
-  if (pending_clear_ > cleared_) {
-    Status s = ClearTo(pending_clear_);
-    if (!s.ok()) spdlog::warn("lustre: {}", s.message());
+  if (clearer_ != nullptr) {
+    clearer_->Request(pending_clear_);
+    clearer_->Finish();
   }
 }
 
@@ -110,6 +110,9 @@ Status LustreSource::Start() {
   auto pump = std::make_unique<ChangelogPump>(lib_, settings_.device, std::move(reader),
                                               next_record_, handoff_, queue_);
   started_ = true;
+  if (!settings_.user.empty()) {
+    clearer_ = std::make_unique<ChangelogClearer>(lib_, settings_.device, settings_.user);
+  }
   last_clear_ = std::chrono::steady_clock::now();
   resolver_ = std::thread([resolver = std::move(resolver), handoff = handoff_, queue = queue_] {
     NameThisThread("lustre-resolve");
@@ -171,13 +174,13 @@ LustreCounters LustreSource::Counters() const {
   c.fid2path_failures = r.fid2path_failures;
   c.batches = r.batches;
   c.longest_hold_us = r.longest_hold_us;
-  c.clears = clears_;
-  c.cleared = cleared_max_;
+  c.clears = clearer_ != nullptr ? clearer_->Clears() : 0;
+  c.cleared = clearer_ != nullptr ? clearer_->Cleared() : 0;
   return c;
 }
 
 Status LustreSource::Acknowledge(uint64_t position) {
-  if (settings_.user.empty()) return Status::Ok();
+  if (clearer_ == nullptr) return Status::Ok();
   position = std::min(position, position_.load());
   const uint64_t malformed = queue_->counters.first_malformed.load();
   if (malformed != 0 && position >= malformed) {
@@ -192,13 +195,15 @@ Status LustreSource::Acknowledge(uint64_t position) {
     }
     position = malformed - 1;
   }
-  if (position <= cleared_) return Status::Ok();
+  if (position <= requested_) return clearer_->TakeError();
   pending_clear_ = position;
   const auto now = std::chrono::steady_clock::now();
-  if (position - cleared_ < kClearEveryRecords && now - last_clear_ < kClearInterval) {
-    return Status::Ok();
+  if (position - requested_ >= kClearEveryRecords || now - last_clear_ >= kClearInterval) {
+    last_clear_ = now;
+    requested_ = position;
+    clearer_->Request(position);
   }
-  return ClearTo(position);
+  return clearer_->TakeError();
 }
 
 Status LustreSource::FindHeldRecord() {
@@ -219,15 +224,6 @@ Status LustreSource::FindHeldRecord() {
       return Status::Ok();
     }
   }
-}
-
-Status LustreSource::ClearTo(uint64_t position) {
-  last_clear_ = std::chrono::steady_clock::now();
-  FATHOM_RETURN_IF_ERROR(lib_->Clear(settings_.device, settings_.user, position));
-  cleared_ = position;
-  ++clears_;
-  cleared_max_ = position;
-  return Status::Ok();
 }
 
 }  // namespace lustre_source

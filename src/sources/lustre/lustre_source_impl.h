@@ -16,8 +16,9 @@
 //   and never from a malformed record on (it stays in the changelog, logged as an error, and
 //   is found again after a restart),
 //   batched: when kClearEveryRecords records or kClearInterval have passed since the last
-//   clear, and once more when the source is destroyed. Without lustre.user nothing is
-//   cleared.
+//   clear, and once more when the source is destroyed. The clear itself runs on a thread of
+//   its own (changelog_clearer.h), so Acknowledge() never waits for the MDT; a failed clear
+//   is returned by the next Acknowledge(). Without lustre.user nothing is cleared.
 // - Destruction stops both threads; a receiver blocked inside liblustreapi for longer than
 //   kStopGrace is left to finish on its own (it owns what it uses) and logged.
 //
@@ -33,6 +34,7 @@
 #include <thread>
 
 #include "fathom/source.h"
+#include "sources/lustre/changelog_clearer.h"
 #include "sources/lustre/changelog_queue.h"
 #include "sources/lustre/lustre_library.h"
 #include "sources/lustre/lustre_settings.h"
@@ -87,7 +89,6 @@ class LustreSource final : public Source {
   LustreSource(SourceOptions options, LustreSettings settings,
                std::shared_ptr<const LustreLibrary> lib, std::shared_ptr<ChangelogQueue> queue);
   ResolverConfig MakeResolverConfig() const;
-  Status ClearTo(uint64_t position);
   // Before Start(): finds a malformed record left before the resume point (the changelog is
   // never cleared past one) and holds clearing below it again.
   Status FindHeldRecord();
@@ -104,13 +105,12 @@ class LustreSource final : public Source {
 
   uint64_t next_record_ = 0;  // where Start() begins (0: the oldest record kept)
   std::atomic<uint64_t> position_{0};  // written by Drain(), read by Acknowledge()
-  uint64_t cleared_ = 0;
-  uint64_t pending_clear_ = 0;
+  std::unique_ptr<ChangelogClearer> clearer_;  // with lustre.user, from Start() on
+  uint64_t requested_ = 0;      // the last position handed to clearer_
+  uint64_t pending_clear_ = 0;  // the last position acknowledged
   bool held_logged_ = false;
   std::chrono::steady_clock::time_point last_clear_;
   std::atomic<uint64_t> events_{0};
-  std::atomic<uint64_t> clears_{0};
-  std::atomic<uint64_t> cleared_max_{0};
 };
 
 }  // namespace fathom::lustre_source

@@ -2,6 +2,7 @@
 // (see src/lustre_sim/api/fast_log.h) read at memory speed, resumed, and cleared.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
 
 #include <chrono>
 #include <string>
@@ -160,11 +161,72 @@ TEST(LustreSourceFastTest, AcknowledgeClearsOnlyThisUserAndNeverPastThePosition)
   w.CollectUntil([&](const std::vector<Event>&) { return w.source().Position() >= 20000; });
   const uint64_t position = w.source().Position();
   ASSERT_GE(position, 20000u);
-  // A large acknowledgement clears at once, but never past what was handed out.
+  // A large acknowledgement clears at once (on the clearing thread, without holding up
+  // Acknowledge), but never past what was handed out.
   ASSERT_TRUE(w.source().Acknowledge(position + 1000000).ok());
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (ClearedBy(fs.state_dir(), cl1) != position && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
   EXPECT_EQ(ClearedBy(fs.state_dir(), cl1), position);
   EXPECT_EQ(ClearedBy(fs.state_dir(), cl2), 0u);
   EXPECT_EQ(w.counters().clears, 1u);
+}
+
+// The MDT is slow to clear (the emulator's state database is locked by another writer):
+// Acknowledge() does not wait for it, and the clear lands once the lock is released.
+TEST(LustreSourceFastTest, AcknowledgeDoesNotWaitForASlowClear) {
+  FastFs fs;
+  const std::string cl1 = RegisterUser(fs.state_dir());
+  LustreWatcher w(FastWith("lustre.user", cl1));
+  ASSERT_TRUE(w.ok());
+  w.CollectUntil([&](const std::vector<Event>&) { return w.source().Position() >= 20000; });
+  const uint64_t position = w.source().Position();
+  ASSERT_GE(position, 20000u);
+
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((fs.state_dir() + "/lustre-sim.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(w.source().Acknowledge(position).ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 200ms);
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(w.counters().clears, 0u);  // still waiting for the lock
+  EXPECT_EQ(sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (w.counters().clears == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_EQ(w.counters().clears, 1u);
+  EXPECT_EQ(ClearedBy(fs.state_dir(), cl1), position);
+}
+
+// A clear that fails (the changelog user was deregistered meanwhile) is reported by a later
+// Acknowledge(), naming the user.
+TEST(LustreSourceFastTest, AFailedClearIsReportedByALaterAcknowledge) {
+  FastFs fs;
+  const std::string cl1 = RegisterUser(fs.state_dir());
+  LustreWatcher w(FastWith("lustre.user", cl1));
+  ASSERT_TRUE(w.ok());
+  w.CollectUntil([&](const std::vector<Event>&) { return w.source().Position() >= 20000; });
+  const uint64_t position = w.source().Position();
+  ASSERT_GE(position, 20000u);
+  {
+    auto state = lustre_sim::SimState::Open(fs.state_dir());
+    ASSERT_TRUE(state.ok()) << state.status().message();
+    ASSERT_TRUE((*state)->DeregisterUser(0, cl1).ok());
+  }
+  Status status = w.source().Acknowledge(position);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (status.ok() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+    status = w.source().Acknowledge(position);
+  }
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find(cl1), std::string::npos) << status.message();
+  EXPECT_EQ(w.counters().clears, 0u);
 }
 
 TEST(LustreSourceFastTest, WithoutAUserNothingIsCleared) {
