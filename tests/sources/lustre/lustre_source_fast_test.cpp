@@ -173,60 +173,61 @@ TEST(LustreSourceFastTest, AcknowledgeClearsOnlyThisUserAndNeverPastThePosition)
   EXPECT_EQ(w.counters().clears, 1u);
 }
 
+// A source following the generated changelog for changelog user cl1, past record 20,000.
+class LustreSourceClearingTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(w_.ok());
+    w_.CollectUntil([&](const std::vector<Event>&) { return w_.source().Position() >= 20000; });
+    position_ = w_.source().Position();
+    ASSERT_GE(position_, 20000u);
+  }
+
+  FastFs fs_;
+  const std::string user_ = RegisterUser(fs_.state_dir());
+  LustreWatcher w_{FastWith("lustre.user", user_)};
+  uint64_t position_ = 0;
+};
+
 // The MDT is slow to clear (the emulator's state database is locked by another writer):
 // Acknowledge() does not wait for it, and the clear lands once the lock is released.
-TEST(LustreSourceFastTest, AcknowledgeDoesNotWaitForASlowClear) {
-  FastFs fs;
-  const std::string cl1 = RegisterUser(fs.state_dir());
-  LustreWatcher w(FastWith("lustre.user", cl1));
-  ASSERT_TRUE(w.ok());
-  w.CollectUntil([&](const std::vector<Event>&) { return w.source().Position() >= 20000; });
-  const uint64_t position = w.source().Position();
-  ASSERT_GE(position, 20000u);
-
+TEST_F(LustreSourceClearingTest, AcknowledgeDoesNotWaitForASlowClear) {
   sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open((fs.state_dir() + "/lustre-sim.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_open((fs_.state_dir() + "/lustre-sim.db").c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
   const auto start = std::chrono::steady_clock::now();
-  ASSERT_TRUE(w.source().Acknowledge(position).ok());
+  ASSERT_TRUE(w_.source().Acknowledge(position_).ok());
   EXPECT_LT(std::chrono::steady_clock::now() - start, 200ms);
   std::this_thread::sleep_for(300ms);
-  EXPECT_EQ(w.counters().clears, 0u);  // still waiting for the lock
+  EXPECT_EQ(w_.counters().clears, 0u);  // still waiting for the lock
   EXPECT_EQ(sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
 
   const auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (w.counters().clears == 0 && std::chrono::steady_clock::now() < deadline) {
+  while (w_.counters().clears == 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(5ms);
   }
-  EXPECT_EQ(w.counters().clears, 1u);
-  EXPECT_EQ(ClearedBy(fs.state_dir(), cl1), position);
+  EXPECT_EQ(w_.counters().clears, 1u);
+  EXPECT_EQ(ClearedBy(fs_.state_dir(), user_), position_);
 }
 
 // A clear that fails (the changelog user was deregistered meanwhile) is reported by a later
 // Acknowledge(), naming the user.
-TEST(LustreSourceFastTest, AFailedClearIsReportedByALaterAcknowledge) {
-  FastFs fs;
-  const std::string cl1 = RegisterUser(fs.state_dir());
-  LustreWatcher w(FastWith("lustre.user", cl1));
-  ASSERT_TRUE(w.ok());
-  w.CollectUntil([&](const std::vector<Event>&) { return w.source().Position() >= 20000; });
-  const uint64_t position = w.source().Position();
-  ASSERT_GE(position, 20000u);
+TEST_F(LustreSourceClearingTest, AFailedClearIsReportedByALaterAcknowledge) {
   {
-    auto state = lustre_sim::SimState::Open(fs.state_dir());
+    auto state = lustre_sim::SimState::Open(fs_.state_dir());
     ASSERT_TRUE(state.ok()) << state.status().message();
-    ASSERT_TRUE((*state)->DeregisterUser(0, cl1).ok());
+    ASSERT_TRUE((*state)->DeregisterUser(0, user_).ok());
   }
-  Status status = w.source().Acknowledge(position);
+  Status status = w_.source().Acknowledge(position_);
   const auto deadline = std::chrono::steady_clock::now() + 10s;
   while (status.ok() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(5ms);
-    status = w.source().Acknowledge(position);
+    status = w_.source().Acknowledge(position_);
   }
   ASSERT_FALSE(status.ok());
-  EXPECT_NE(status.message().find(cl1), std::string::npos) << status.message();
-  EXPECT_EQ(w.counters().clears, 0u);
+  EXPECT_NE(status.message().find(user_), std::string::npos) << status.message();
+  EXPECT_EQ(w_.counters().clears, 0u);
 }
 
 TEST(LustreSourceFastTest, WithoutAUserNothingIsCleared) {
