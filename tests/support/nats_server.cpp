@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 namespace fathom::testing {
@@ -20,6 +22,8 @@ namespace {
 
 // Debian installs it in /usr/sbin; elsewhere it is looked up in PATH.
 constexpr const char* kNatsServerPaths[] = {"/usr/sbin/nats-server", "/usr/bin/nats-server"};
+
+constexpr int kStartAttempts = 5;
 
 // Reserves `n` distinct free loopback ports (all sockets are held until every port is known).
 std::vector<int> FreePorts(size_t n) {
@@ -75,25 +79,32 @@ int HttpStatus(int port, const std::string& path) {
 NatsServers::NatsServers(NatsServerOptions options) : options_(options) {
   if (options_.nodes < 1) throw std::runtime_error("NatsServers needs at least one node");
   const size_t n = static_cast<size_t>(options_.nodes);
-  const std::vector<int> ports = FreePorts(3 * n);
   nodes_.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    Node& node = nodes_[i];
-    node.name = "n" + std::to_string(i);
-    node.client_port = ports[3 * i];
-    node.http_port = ports[3 * i + 1];
-    node.cluster_port = ports[3 * i + 2];
-    node.config_path = dir_ / (node.name + ".conf");
-    node.log_path = dir_ / (node.name + ".log");
-  }
-  try {
-    for (size_t i = 0; i < n; ++i) WriteConfig(i);
-    for (size_t i = 0; i < n; ++i) Spawn(i);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    for (size_t i = 0; i < n; ++i) WaitReady(i, deadline);
-  } catch (...) {
-    for (size_t i = 0; i < n; ++i) Kill(static_cast<int>(i));
-    throw;
+  // A port found free can be taken by another process (another test's connection) before
+  // nats-server binds it: then start again on other ports.
+  for (int attempt = 1;; ++attempt) {
+    const std::vector<int> ports = FreePorts(3 * n);
+    for (size_t i = 0; i < n; ++i) {
+      Node& node = nodes_[i];
+      node.name = "n" + std::to_string(i);
+      node.client_port = ports[3 * i];
+      node.http_port = ports[3 * i + 1];
+      node.cluster_port = ports[3 * i + 2];
+      node.config_path = dir_ / (node.name + ".conf");
+      node.log_path = dir_ / (node.name + ".log");
+      std::remove(node.log_path.c_str());
+    }
+    try {
+      for (size_t i = 0; i < n; ++i) WriteConfig(i);
+      for (size_t i = 0; i < n; ++i) Spawn(i);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      for (size_t i = 0; i < n; ++i) WaitReady(i, deadline);
+      return;
+    } catch (const std::runtime_error& e) {
+      for (size_t i = 0; i < n; ++i) Kill(static_cast<int>(i));
+      const bool port_taken = std::string_view(e.what()).find("address already in use") != std::string_view::npos;
+      if (!port_taken || attempt == kStartAttempts) throw;
+    }
   }
 }
 

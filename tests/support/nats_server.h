@@ -1,8 +1,9 @@
 // nats_server.h — real nats-server processes for tests: one node, or a JetStream cluster whose
 // nodes route to each other on loopback.
 //
-// Every node gets free loopback ports (client, monitoring, cluster) and its own store dir and
-// log file inside a temp dir; the constructor returns once every node serves JetStream
+// Every node gets free loopback ports (client, monitoring, cluster; found again when another
+// process took one before the node bound it) and its own store dir and log file inside a
+// temp dir; the constructor returns once every node serves JetStream
 // (/healthz answers 200) and throws std::runtime_error (with the logs) when that does not
 // happen within 30 s. Nodes can be SIGKILLed and restarted on the same ports and store. The
 // destructor kills every node and removes the temp dir. One thread per object.
