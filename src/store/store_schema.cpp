@@ -115,9 +115,7 @@ Status PrepareWriter(const Connection& db, bool sync_full) {
                          "stays '" +
                          mode + "'); put the store on a local file system");
   }
-  FATHOM_RETURN_IF_ERROR(
-      db.Exec(sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
-              "setting the sync mode"));
+  FATHOM_RETURN_IF_ERROR(db.Exec(SyncPragma(sync_full), "setting the sync mode"));
   // Checkpoints leave the WAL file at most this large instead of at its peak size.
   FATHOM_RETURN_IF_ERROR(db.Exec("PRAGMA journal_size_limit=67108864", "limiting the WAL size"));
   FATHOM_RETURN_IF_ERROR(db.Exec("BEGIN IMMEDIATE", "locking the store to create its schema"));

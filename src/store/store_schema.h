@@ -28,6 +28,11 @@ inline constexpr int64_t kSchemaVersion = 2;
 inline constexpr int64_t kApplicationId = 0x4654484d;  // "FTHM"
 inline constexpr int kBusyTimeoutMs = 10'000;
 
+// The PRAGMA that sets a connection's sync mode: FULL (fsync every commit) or NORMAL.
+inline const char* SyncPragma(bool sync_full) {
+  return sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL";
+}
+
 // Opens options.path as an event store. A reader (read_only) needs an existing store of a
 // schema version this build understands; a writer also creates the file and its schema when
 // they are absent, switches to WAL and sets synchronous FULL or NORMAL per sync_full.

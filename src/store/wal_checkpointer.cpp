@@ -17,8 +17,7 @@ Result<std::unique_ptr<WalCheckpointer>> WalCheckpointer::Start(const std::strin
       Connection own,
       Connection::Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, kBusyTimeoutMs));
   // A checkpoint syncs as its connection's mode says: the same as the writer's.
-  FATHOM_RETURN_IF_ERROR(own.Exec(sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
-                                  "setting the checkpointer's sync mode"));
+  FATHOM_RETURN_IF_ERROR(own.Exec(SyncPragma(sync_full), "setting the checkpointer's sync mode"));
   auto checkpointer = std::unique_ptr<WalCheckpointer>(
       new WalCheckpointer(std::move(own), writer, background_frames, inline_frames));
   // Replaces the automatic checkpoint (itself a WAL hook) on the writer.
