@@ -1,12 +1,11 @@
 #include <spdlog/spdlog.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <thread>
 
 #include "core/thread_name.h"
+#include "core/thread_priority.h"
 #include "fathom/pipeline.h"
 #include "pipeline/event_queue.h"
 
@@ -26,7 +25,7 @@ constexpr int kMaxLingers = 8;
 constexpr size_t kLingerBelow = 1024;
 
 void RaiseReaderPriority() {
-  if (setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kReaderNice) != 0) {
+  if (!SetThisThreadNice(kReaderNice)) {
     spdlog::debug("reader thread keeps its priority ({})", std::strerror(errno));
   }
 }

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/thread_name.h"
+#include "core/thread_priority.h"
 #include "store/store_schema.h"
 
 namespace fathom::store {
@@ -24,6 +25,8 @@ Result<std::unique_ptr<WalCheckpointer>> WalCheckpointer::Start(const std::strin
   sqlite3_wal_hook(writer, &WalCheckpointer::OnCommit, checkpointer.get());
   checkpointer->thread_ = std::thread([c = checkpointer.get()] {
     NameThisThread("wal-checkpoint");
+    // Commits never wait for a checkpoint: it yields the CPU to them.
+    if (!SetThisThreadNice(kBackgroundNice)) spdlog::debug("wal-checkpoint keeps its priority");
     c->Run();
   });
   return checkpointer;

@@ -7,11 +7,14 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
 
+#include "core/thread_priority.h"
 #include "store/sqlite_handle.h"
 #include "support/temp_dir.h"
+#include "support/thread_nice.h"
 
 namespace fathom::store {
 namespace {
@@ -94,6 +97,19 @@ TEST_F(WalCheckpointerTest, TheWriterOutlivesItsCheckpointer) {
   for (int i = 0; i < 20; ++i) Commit();
   EXPECT_EQ(Rows(), 40);
   EXPECT_EQ(writer_.QueryInt("PRAGMA wal_checkpoint(TRUNCATE)", "checkpoint").value(), 0);
+}
+
+// Commits never wait for a checkpoint, so its thread yields the CPU to them.
+TEST_F(WalCheckpointerTest, TheThreadRunsBelowTheWriter) {
+  auto c = WalCheckpointer::Start(path_, writer_.get(), false, 16, 1'000'000);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  std::optional<int> nice;
+  while ((nice = testing::NiceOfThread("wal-checkpoint")) != kBackgroundNice &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_EQ(nice, kBackgroundNice);
 }
 
 }  // namespace

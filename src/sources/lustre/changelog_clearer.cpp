@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/thread_name.h"
+#include "core/thread_priority.h"
 
 namespace fathom::lustre_source {
 
@@ -12,6 +13,8 @@ ChangelogClearer::ChangelogClearer(std::shared_ptr<const LustreLibrary> lib, std
     : lib_(std::move(lib)), device_(std::move(device)), user_(std::move(user)) {
   thread_ = std::thread([this] {
     NameThisThread("lustre-clear");
+    // Clears only free MDT space; records keep flowing while one waits for the CPU.
+    if (!SetThisThreadNice(kBackgroundNice)) spdlog::debug("lustre-clear keeps its priority");
     Run();
   });
 }

@@ -5,10 +5,14 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "core/thread_priority.h"
 #include "sources/lustre/lustre_test_env.h"
+#include "support/thread_nice.h"
 
 namespace fathom::testing {
 namespace {
@@ -228,6 +232,18 @@ TEST_F(LustreSourceClearingTest, AFailedClearIsReportedByALaterAcknowledge) {
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find(user_), std::string::npos) << status.message();
   EXPECT_EQ(w_.counters().clears, 0u);
+}
+
+// Clears only free MDT space: their thread yields the CPU to the records' path.
+TEST_F(LustreSourceClearingTest, ClearsRunBelowTheRecordsPath) {
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  std::optional<int> nice;
+  while ((nice = NiceOfThread("lustre-clear")) != kBackgroundNice &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_EQ(nice, kBackgroundNice);
+  EXPECT_NE(NiceOfThread("lustre-pump"), kBackgroundNice);
 }
 
 TEST(LustreSourceFastTest, WithoutAUserNothingIsCleared) {
