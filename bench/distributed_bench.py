@@ -7,6 +7,9 @@ Scenario A "throughput": unlimited rate, --records per MDT; events/s end to end 
 collectors -> the last subscriber has its last event), CPU seconds (utime+stime) and peak RSS
 per role. Scenario B "latency": --rate records/s per MDT (4 MDTs: 4x that in events/s) for
 --seconds; p50/p99 from record creation (its due time) to receipt, after a warm-up second.
+Beside each latency run, cpu_stall_probe times a fixed unit of work every millisecond and the
+tables say in how many 50 ms windows the machine ran over 4x slower than it can (on a virtual
+machine, its host taking the CPUs away): such windows become latency whatever runs.
 
 Long-running roles are measured from /proc/PID/stat and VmHWM just before they are stopped;
 subscribers, which exit by themselves, from wait4()'s rusage. Everything runs in a temporary
@@ -17,6 +20,7 @@ Run as root:
 """
 
 import argparse
+import bisect
 import json
 import os
 import re
@@ -179,6 +183,7 @@ def run_once(a, pipeline, scenario, consumers):
         records = a.rate * (a.seconds + 1)
         rate, warmup = a.rate, a.rate * MDTS  # the first second of events is not timed
     subs = []
+    probe, stalls, trace_file, outside = None, None, None, None
     try:
         if pipeline == "durable":
             for name in ("server", "client"):
@@ -197,6 +202,10 @@ def run_once(a, pipeline, scenario, consumers):
                 trace = []
                 if a.trace and scenario == "latency":
                     trace = ["--trace", "%s.%s.%dc.sub%d" % (a.trace, a.sync, consumers, i)]
+                elif scenario == "latency" and i == 0:
+                    trace = ["--trace", os.path.join(tmp, "sub0.trace")]
+                if trace and i == 0:
+                    trace_file = trace[1]
                 run.start("subscriber", subs[-1],
                           [os.path.join(a.build, "latency_subscriber"), "--from", endpoint, "--idle", str(a.idle),
                            "--warmup", str(warmup), "--timeout", str(a.timeout)] + keys + trace,
@@ -214,6 +223,11 @@ def run_once(a, pipeline, scenario, consumers):
                            str(a.idle), "--warmup", str(warmup), "--timeout", str(a.timeout)], stdout=subprocess.PIPE)
             time.sleep(1.0)  # PUB/SUB: subscriptions must reach the publisher before the first event
         users = run.setup_fast(records, rate)
+        if scenario == "latency":
+            # Times a fixed unit of work all along: windows where the machine ran far slower
+            # than it can (a VM's host taking the CPUs away) show up as latency no program fixes.
+            probe = subprocess.Popen([os.path.join(a.build, "cpu_stall_probe")], stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL)
         t0 = time.time_ns()
         for mdt in range(MDTS):
             device = "%s-MDT%04x" % (FSNAME, mdt)
@@ -233,7 +247,16 @@ def run_once(a, pipeline, scenario, consumers):
                 raise RuntimeError("%s printed no result:\n%s" % (name, run.stderr_of(name)))
             results.append(json.loads(line[-1]))
         run.measure_running()
+        if probe is not None:
+            probe.send_signal(signal.SIGINT)
+            stalls = json.loads(probe.communicate(timeout=10)[0])
+            if trace_file:
+                outside = latency_outside_stalls(trace_file, warmup, stalls)
+            stalls["stalls"] = len(stalls["stalls"])
     finally:
+        if probe is not None and probe.poll() is None:
+            probe.kill()
+            probe.wait()
         run.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     received = [r["received"] for r in results]
@@ -250,9 +273,42 @@ def run_once(a, pipeline, scenario, consumers):
         "events_per_s": round(min(received) / seconds) if seconds > 0 else 0,
         "p50_ms": max(r["p50_ms"] for r in results), "p90_ms": max(r["p90_ms"] for r in results),
         "p99_ms": max(r["p99_ms"] for r in results), "max_ms": max(r["max_ms"] for r in results),
-        "roles": run.role_table(), "subscribers": results,
+        "roles": run.role_table(), "subscribers": results, "cpu_stalls": stalls,
+        "outside_stalls": outside,
     }
     return result
+
+
+# A stalled window's events wait for the stall and then for the backlog it left: events
+# created from a stalled window's start until this long after its end are left out of the
+# "outside stalls" figures.
+STALL_RECOVERY_NS = 200_000_000
+
+
+def latency_outside_stalls(trace_file, warmup, probe):
+    """p50/p99/max of the timed events of subscriber 0 created outside the probe's stalled
+    windows (and the recovery after each); None when the trace is missing."""
+    if not os.path.exists(trace_file):
+        return None
+    window = probe["window_ms"] * 1_000_000
+    starts = sorted(s["realtime_ns"] for s in probe["stalls"])
+    latencies, total = [], 0
+    with open(trace_file) as f:
+        for i, line in enumerate(f):
+            if i < warmup:
+                continue
+            at, created = (int(x) for x in line.split()[:2])
+            total += 1
+            k = bisect.bisect_right(starts, created) - 1
+            if k >= 0 and created < starts[k] + window + STALL_RECOVERY_NS:
+                continue
+            latencies.append((at - created) / 1e6)
+    if not latencies:
+        return {"events": 0, "share": 0.0}
+    latencies.sort()
+    pick = lambda q: round(latencies[min(len(latencies) - 1, int(q * len(latencies)))], 2)
+    return {"events": len(latencies), "share": round(len(latencies) / max(total, 1), 3),
+            "p50_ms": pick(0.50), "p99_ms": pick(0.99), "max_ms": round(latencies[-1], 2)}
 
 
 def print_tables(results, out):
@@ -271,6 +327,21 @@ def print_tables(results, out):
             k, v["processes"], v["cpu_s"], v["cpu_s"] * 1e6 / max(r["events"], 1), v["peak_rss_mib"])
             for k, v in sorted(r["roles"].items()))
         out.write("%-8s %-10s %4d  %s\n" % (r["pipeline"], r["scenario"], r["consumers"], roles))
+    probed = [r for r in results if r.get("cpu_stalls")]
+    if probed:
+        out.write("\nMachine during the latency runs (bench/cpu_stall_probe: a fixed unit of work timed every\n"
+                  "millisecond; a 50 ms window is stalled when a unit took over 4x its usual time):\n")
+        for r in probed:
+            c = r["cpu_stalls"]
+            out.write("%-8s %-10s %4d  stalled windows %d of %d (%.1f %%), worst slowdown %.1fx\n" % (
+                r["pipeline"], r["scenario"], r["consumers"], c["stalled_windows"], c["windows"],
+                100.0 * c["stalled_windows"] / max(c["windows"], 1), c["worst_slowdown"]))
+            o = r.get("outside_stalls")
+            if o and o["events"]:
+                out.write("%-8s %-10s %4d  events created outside stalled windows and the %d ms after each "
+                          "(%.0f %% of them): p50 %.2f ms, p99 %.2f ms, max %.2f ms\n" % (
+                              r["pipeline"], r["scenario"], r["consumers"], STALL_RECOVERY_NS // 1_000_000,
+                              100.0 * o["share"], o["p50_ms"], o["p99_ms"], o["max_ms"]))
     by_key = {(r["pipeline"], r["scenario"], r["consumers"]): r for r in results}
     lines = []
     for (p, s, c), r in sorted(by_key.items()):
@@ -319,9 +390,11 @@ def main():
                 for consumers in [int(c) for c in a.consumers.split(",")]:
                     log("%s / %s / %d consumer(s) ..." % (pipeline, scenario, consumers))
                     r = run_once(a, pipeline, scenario, consumers)
-                    log("  %d events in %.2f s: %d events/s, p50 %.2f ms, p99 %.2f ms%s" % (
+                    log("  %d events in %.2f s: %d events/s, p50 %.2f ms, p99 %.2f ms%s%s" % (
                         r["events"], r["seconds"], r["events_per_s"], r["p50_ms"], r["p99_ms"],
-                        "" if r["complete"] else " (INCOMPLETE)"))
+                        "" if r["complete"] else " (INCOMPLETE)",
+                        "" if not r["cpu_stalls"] else "; CPU stalled in %d of %d 50-ms windows" % (
+                            r["cpu_stalls"]["stalled_windows"], r["cpu_stalls"]["windows"])))
                     results.append(r)
     except KeyboardInterrupt:
         interrupted = True
