@@ -26,6 +26,7 @@ import os
 import re
 import shutil
 import signal
+import sqlite3
 import socket
 import subprocess
 import sys
@@ -258,6 +259,7 @@ def run_once(a, pipeline, scenario, consumers):
             probe.kill()
             probe.wait()
         run.stop()
+        stored = stored_bytes(os.path.join(tmp, "events.db"))
         shutil.rmtree(tmp, ignore_errors=True)
     received = [r["received"] for r in results]
     last = max(r["last_ns"] for r in results)
@@ -273,10 +275,20 @@ def run_once(a, pipeline, scenario, consumers):
         "events_per_s": round(min(received) / seconds) if seconds > 0 else 0,
         "p50_ms": max(r["p50_ms"] for r in results), "p90_ms": max(r["p90_ms"] for r in results),
         "p99_ms": max(r["p99_ms"] for r in results), "max_ms": max(r["max_ms"] for r in results),
+        "stored_bytes_per_event": round(stored[0] / stored[1], 1) if stored else None,
         "roles": run.role_table(), "subscribers": results, "cpu_stalls": stalls,
         "outside_stalls": outside,
     }
     return result
+
+
+def stored_bytes(path):
+    """(bytes of event data, events) the store holds, or None without a store."""
+    if not os.path.exists(path):
+        return None
+    with sqlite3.connect(path) as db:
+        size, events = db.execute("SELECT sum(length(data)), sum(last_id - first_id + 1) FROM chunks").fetchone()
+    return (size, events) if events else None
 
 
 # A stalled window's events wait for the stall and then for the backlog it left: events
@@ -327,6 +339,10 @@ def print_tables(results, out):
             k, v["processes"], v["cpu_s"], v["cpu_s"] * 1e6 / max(r["events"], 1), v["peak_rss_mib"])
             for k, v in sorted(r["roles"].items()))
         out.write("%-8s %-10s %4d  %s\n" % (r["pipeline"], r["scenario"], r["consumers"], roles))
+    for r in results:
+        if r.get("stored_bytes_per_event"):
+            out.write("%-8s %-10s %4d  store: %.1f bytes of event data per event\n" % (
+                r["pipeline"], r["scenario"], r["consumers"], r["stored_bytes_per_event"]))
     probed = [r for r in results if r.get("cpu_stalls")]
     if probed:
         out.write("\nMachine during the latency runs (bench/cpu_stall_probe: a fixed unit of work timed every\n"

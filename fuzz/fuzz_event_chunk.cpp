@@ -31,7 +31,9 @@ std::vector<fathom::Event> EventsFrom(std::string_view in) {
     e.root = std::string(take(static_cast<uint8_t>(lens[0]) % 8));
     e.path = std::string(take(static_cast<uint8_t>(lens[1]) % 32));
     e.source = std::string(take(static_cast<uint8_t>(lens[2]) % 8));
-    e.attrs = std::string(take(static_cast<uint8_t>(lens[3]) % 16));
+    // Attrs are split at commas: make them common.
+    e.attrs = std::string(take(static_cast<uint8_t>(lens[3]) % 24));
+    for (char& c : e.attrs) c = static_cast<uint8_t>(c) % 5 == 0 ? ',' : c;
     const auto ints = take(8);
     for (char c : ints) e.ts_ns = static_cast<int64_t>(static_cast<uint64_t>(e.ts_ns) * 257 + static_cast<uint8_t>(c));
     e.mask = static_cast<uint32_t>(e.ts_ns >> 7);

@@ -21,7 +21,7 @@ import zmq
 # -- 2. Encoding ----------------------------------------------------------------------------
 
 MAGIC = b"\xf7\x4d"
-VERSION = 1
+VERSION = 2
 
 SUBSCRIBE, ACK = 0x10, 0x11
 SUBSCRIBED, EVENTS, HEARTBEAT, ERROR = 0x90, 0x91, 0x92, 0xFF
@@ -104,14 +104,40 @@ def text(raw):
     return raw.decode("utf-8", "surrogateescape")
 
 
+def decode_attrs(reader, prev):
+    """4.3: attrs as pieces, each new or written against a piece of `prev` (a list)."""
+    pieces = []
+    base = 0
+    for _ in range(reader.varint()):
+        tag = reader.varint()
+        if tag == 0:
+            pieces.append(reader.raw())
+            continue
+        index = base + (tag - 1) // 2
+        if index >= len(prev):
+            raise Malformed("attrs piece refers to piece %d of %d" % (index, len(prev)))
+        base = index + 1
+        if tag % 2 == 1:
+            pieces.append(prev[index])
+            continue
+        shared = reader.varint()
+        if shared > len(prev[index]):
+            raise Malformed("attrs piece shares %d bytes of a %d-byte piece" % (shared, len(prev[index])))
+        pieces.append(prev[index][:shared] + reader.raw())
+    return pieces
+
+
 def decode_chunk(reader, want, events):
     """4.3: one chunk of `want` events appended to `events` as dicts (ids set later)."""
+    if reader.varint() != 0:
+        raise Malformed("chunk does not start with the marker byte 0")
     count = reader.varint()
     if count != want:
         raise Malformed("chunk holds %d events, expected %d" % (count, want))
     table = []
     ts = 0
     path = b""
+    attrs = []
 
     def interned():
         index = reader.varint()
@@ -134,9 +160,9 @@ def decode_chunk(reader, want, events):
         if shared > len(path):
             raise Malformed("shared prefix %d longer than the previous path" % shared)
         path = path[:shared] + reader.raw()
-        attrs = text(reader.raw())
+        attrs = decode_attrs(reader, attrs)
         events.append({"ts": ts, "mask": mask, "cookie": cookie, "root": root,
-                       "source": source, "path": text(path), "attrs": attrs})
+                       "source": source, "path": text(path), "attrs": text(b",".join(attrs))})
 
 
 def decode_events(reader, after_id, through_id):

@@ -177,7 +177,7 @@ void Aggregator::State::Handle(const std::string& peer, ZmqFrame& body) {
   if (!decoded.ok()) {
     const bool version = frame.size() >= 3 && static_cast<uint8_t>(frame[0]) == wire::kMagic0 &&
                          static_cast<uint8_t>(frame[1]) == wire::kMagic1 &&
-                         static_cast<uint8_t>(frame[2]) != wire::kWireVersion;
+                         !wire::ReadableVersion(static_cast<uint8_t>(frame[2]));
     SendError(peer, version ? wire::ErrorCode::kVersion : wire::ErrorCode::kMalformed, 0,
               decoded.status().message());
     return;

@@ -89,9 +89,7 @@ Status DecodeEventList(BodyReader& reader, bool with_ids, uint64_t after_id,
     const std::string chunk_name = "event chunk " + std::to_string(chunk);
     std::string_view blob;
     FATHOM_RETURN_IF_ERROR(reader.View(chunk_name + " length", blob));
-    BodyReader chunk_reader(blob, "");
-    uint64_t held = 0;
-    if (!chunk_reader.U64("", held).ok() || held != want) {
+    if (store::ChunkEventCount(blob) != want) {
       return reader.Fail(chunk_name + " does not start with its event count " +
                          std::to_string(want));
     }

@@ -54,10 +54,10 @@ Status CheckHeader(std::string_view frame) {
                          Hex(kMagic0) + " " + Hex(kMagic1) + "): not a fathom frame");
   }
   const auto version = static_cast<uint8_t>(frame[2]);
-  if (version != kWireVersion) {
+  if (!ReadableVersion(version)) {
     return Status::Error("wire: unsupported protocol version " + std::to_string(version) +
-                         " (this build speaks version " + std::to_string(kWireVersion) +
-                         "); upgrade the older side");
+                         " (this build speaks versions " + std::to_string(kOldestWireVersion) +
+                         " to " + std::to_string(kWireVersion) + "); upgrade the older side");
   }
   if (TypeName(static_cast<uint8_t>(frame[3])).empty()) {
     return Status::Error("wire: unknown message type " + Hex(static_cast<uint8_t>(frame[3])));

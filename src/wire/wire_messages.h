@@ -27,7 +27,13 @@ namespace fathom::wire {
 
 inline constexpr uint8_t kMagic0 = 0xF7;
 inline constexpr uint8_t kMagic1 = 0x4D;
-inline constexpr uint8_t kWireVersion = 1;
+inline constexpr uint8_t kWireVersion = 2;  // what this build writes
+// The oldest version it reads: version 1 differs only in the layout of event chunks, which
+// the chunk decoder tells apart by their first byte (store/event_chunk.h).
+inline constexpr uint8_t kOldestWireVersion = 1;
+inline constexpr bool ReadableVersion(uint8_t v) {
+  return v >= kOldestWireVersion && v <= kWireVersion;
+}
 inline constexpr size_t kMaxFrameBytes = 64u << 20;  // larger frames are refused unread
 inline constexpr size_t kMaxBatchEvents = 65536;
 

@@ -76,10 +76,31 @@ TEST(WireMalformed, BadMagicIsRefused) {
 }
 
 TEST(WireMalformed, BadVersionNamesTheVersion) {
-  const std::string frame = Header(0x92, 2) + "\x05";
-  EXPECT_THAT(DecodeError(frame), HasSubstr("unsupported protocol version 2"));
+  const std::string frame = Header(0x92, 3) + "\x05";
+  EXPECT_THAT(DecodeError(frame), HasSubstr("unsupported protocol version 3"));
   EXPECT_FALSE(PeekType(frame).ok());
   EXPECT_THAT(DecodeError(Header(0x92, 0) + "\x05"), HasSubstr("protocol version 0"));
+}
+
+TEST(WireMalformed, VersionOneFramesAndChunksAreStillRead) {
+  // A version 1 Batch: its chunk holds the count first and attrs whole.
+  std::string frame = Header(0x02, 1);
+  PutString(frame, "c");
+  PutVarint(frame, 4);   // from_position
+  PutVarint(frame, 5);   // to_position
+  PutVarint(frame, 1);   // count
+  const std::string chunk("\x01\x02\x02\x00\x00\x02/r\x01\x01s\x00\x04/r/a\x02{}", 20);
+  PutString(frame, chunk);
+  auto decoded = Decode(frame);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  const auto& batch = std::get<Batch>(decoded.value());
+  ASSERT_EQ(batch.events.size(), 1u);
+  EXPECT_EQ(batch.events[0].ts_ns, 1);
+  EXPECT_EQ(batch.events[0].mask, 2u);
+  EXPECT_EQ(batch.events[0].root, "/r");
+  EXPECT_EQ(batch.events[0].source, "s");
+  EXPECT_EQ(batch.events[0].path, "/r/a");
+  EXPECT_EQ(batch.events[0].attrs, "{}");
 }
 
 TEST(WireMalformed, UnknownTypeNamesTheType) {

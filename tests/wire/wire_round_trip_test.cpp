@@ -219,7 +219,7 @@ TEST(WireRoundTrip, HeaderBytesAreMagicVersionType) {
   ASSERT_EQ(frame.size(), 6u);
   EXPECT_EQ(static_cast<uint8_t>(frame[0]), 0xF7);
   EXPECT_EQ(static_cast<uint8_t>(frame[1]), 0x4D);
-  EXPECT_EQ(static_cast<uint8_t>(frame[2]), 1);
+  EXPECT_EQ(static_cast<uint8_t>(frame[2]), 2);
   EXPECT_EQ(static_cast<uint8_t>(frame[3]), 0x92);
   EXPECT_EQ(static_cast<uint8_t>(frame[4]), 0xAC);  // 300 = 0b10'0101100: 0xAC 0x02
   EXPECT_EQ(static_cast<uint8_t>(frame[5]), 0x02);
@@ -234,17 +234,19 @@ TEST(WireRoundTrip, EventsFrameIsByteExactAsInTheProtocolDocument) {
   a.root = "/r";
   a.path = "/r/a";
   a.source = "s";
+  a.attrs = R"({"x":1,"y":2})";
   Event b = a;
   b.id = 12;
   b.ts_ns = 999;
   b.mask = kind::kDelete;
   b.path = "/r/b";
-  b.attrs = "{}";
+  b.attrs = R"({"x":1,"y":3})";
   const std::string expected(
-      "\xF7\x4D\x01\x91\x09\x0C\x02\x0A\x02\x20\x02"
-      "\xD0\x0F\x80\x02\x00\x00\x02\x2F\x72\x01\x01\x73\x00\x04\x2F\x72\x2F\x61\x00"
-      "\x01\x80\x04\x00\x00\x01\x03\x01\x62\x02\x7B\x7D",
-      42);
+      "\xF7\x4D\x02\x91\x09\x0C\x02\x0A\x02\x35\x00\x02"
+      "\xD0\x0F\x80\x02\x00\x00\x02\x2F\x72\x01\x01\x73\x00\x04\x2F\x72\x2F\x61"
+      "\x02\x00\x06{\"x\":1\x00\x06\"y\":2}"
+      "\x01\x80\x04\x00\x00\x01\x03\x01\x62\x02\x01\x02\x04\x02\x33\x7D",
+      63);
   EXPECT_EQ(Encode(Events{9, 12, {a, b}}), expected);
   EXPECT_EQ(RoundTrip(Events{9, 12, {a, b}}).events, (std::vector<Event>{a, b}));
 }
