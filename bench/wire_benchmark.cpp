@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "fathom/event.h"
+#include "lustre/lustre_abi.h"
+#include "sources/lustre/event_attrs.h"
 #include "wire/wire_messages.h"
 
 namespace {
@@ -14,8 +16,10 @@ namespace {
 using namespace fathom;
 
 // Events as a Lustre MDT collector sends them: two roots and sources, paths sharing their
-// directories, a third with attrs.
+// directories, and the attrs the Lustre source writes (src/sources/lustre/event_attrs.h) for
+// the emulated MDTs' cycle of CREAT, CLOSE (no parent FID), SATTR and MTIME records.
 std::vector<Event> TypicalEvents(size_t n, uint64_t first_id) {
+  static constexpr uint32_t kTypes[] = {CL_CREATE, CL_CLOSE, CL_SETATTR, CL_MTIME};
   std::vector<Event> events(n);
   for (size_t i = 0; i < n; ++i) {
     Event& e = events[i];
@@ -26,7 +30,20 @@ std::vector<Event> TypicalEvents(size_t n, uint64_t first_id) {
     e.source = "lustre:scratch-MDT0000";
     e.path = e.root + "/users/u" + std::to_string(i % 40) + "/run" + std::to_string(i / 97) +
              "/out." + std::to_string(i) + ".dat";
-    if (i % 3 == 0) e.attrs = R"({"fid":"[0x200000401:0x)" + std::to_string(i) + R"(:0x0]"})";
+    lustre::ChangelogRecord r;
+    r.index = 1000 + i;
+    r.type = kTypes[i % 4];
+    r.flags = r.type == CL_CLOSE ? 66 : 0;
+    r.has_jobid = true;
+    r.jobid = "bench." + std::to_string(1000 + i / 4);
+    r.has_extra_flags = true;
+    r.extra_flags = CLFE_UIDGID | CLFE_NID;
+    r.uid = 1000 + i / 4;
+    r.gid = 1000;
+    r.nid = "0@lo";
+    const lustre::Fid fid{0x200000400, static_cast<uint32_t>(0x1b + i / 4), 0};
+    const lustre::Fid pfid = r.type == CL_CLOSE ? lustre::Fid{} : lustre::Fid{0x200000400, 2, 0};
+    lustre_source::AppendEventAttrs(r, fid, pfid, 0, nullptr, e.attrs);
   }
   return events;
 }

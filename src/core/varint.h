@@ -14,15 +14,19 @@ namespace fathom {
 
 inline constexpr size_t kMaxVarintBytes = 10;
 
-inline void PutVarint(std::string& out, uint64_t v) {
-  char buf[kMaxVarintBytes];
-  size_t n = 0;
+// Writes v at p, which has room for kMaxVarintBytes; returns the end of what it wrote.
+inline char* WriteVarint(char* p, uint64_t v) {
   while (v >= 0x80) {
-    buf[n++] = static_cast<char>((v & 0x7f) | 0x80);
+    *p++ = static_cast<char>((v & 0x7f) | 0x80);
     v >>= 7;
   }
-  buf[n++] = static_cast<char>(v);
-  out.append(buf, n);
+  *p++ = static_cast<char>(v);
+  return p;
+}
+
+inline void PutVarint(std::string& out, uint64_t v) {
+  char buf[kMaxVarintBytes];
+  out.append(buf, static_cast<size_t>(WriteVarint(buf, v) - buf));
 }
 
 inline void PutString(std::string& out, std::string_view s) {
