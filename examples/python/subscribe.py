@@ -127,13 +127,13 @@ def decode_attrs(reader, prev):
     return pieces
 
 
-def decode_chunk(reader, want, events):
-    """4.3: one chunk of `want` events appended to `events` as dicts (ids set later)."""
+def decode_chunk(reader, most, events):
+    """4.3: one chunk of 1..`most` events appended to `events` as dicts (ids set later)."""
     if reader.varint() != 0:
         raise Malformed("chunk does not start with the marker byte 0")
     count = reader.varint()
-    if count != want:
-        raise Malformed("chunk holds %d events, expected %d" % (count, want))
+    if not 1 <= count <= most:
+        raise Malformed("chunk holds %d events, expected 1..%d" % (count, most))
     table = []
     ts = 0
     path = b""

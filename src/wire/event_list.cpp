@@ -85,14 +85,17 @@ Status DecodeEventList(BodyReader& reader, bool with_ids, uint64_t after_id,
   size_t string_bytes = 0;
   bool too_large = false;
   for (size_t chunk = 0; out.size() < n; ++chunk) {
-    const size_t want = std::min(store::kMaxChunkEvents, n - out.size());
+    const size_t most = std::min(store::kMaxChunkEvents, n - out.size());
     const std::string chunk_name = "event chunk " + std::to_string(chunk);
     std::string_view blob;
     FATHOM_RETURN_IF_ERROR(reader.View(chunk_name + " length", blob));
-    if (store::ChunkEventCount(blob) != want) {
-      return reader.Fail(chunk_name + " does not start with its event count " +
-                         std::to_string(want));
+    const auto held = store::ChunkEventCount(blob);
+    if (!held || *held == 0 || *held > most) {
+      return reader.Fail(chunk_name + " does not start with an event count of 1.." +
+                         std::to_string(most) + " (the events left of the list, at most " +
+                         std::to_string(store::kMaxChunkEvents) + ")");
     }
+    const size_t want = *held;
     const size_t before = out.size();
     const Status decoded = store::DecodeChunk(blob, 0, [&](const Event& e) {
       string_bytes += StringBytes(e);

@@ -1,9 +1,10 @@
 // event_list.h — the events of a Batch or an Events message on the wire.
 //
 // Layout: count (varint, at most kMaxBatchEvents); with ids only (Events), when count > 0,
-// the first id then count - 1 increments (varints, each >= 1); then the events in chunks of
-// store::kMaxChunkEvents (the last chunk holds the rest), each chunk its byte length (varint)
-// followed by store::EncodeChunk of its events (src/store/event_chunk.h).
+// the first id then count - 1 increments (varints, each >= 1); then the events in chunks, each
+// its byte length (varint) followed by store::EncodeChunk of its events (src/store/event_chunk.h).
+// A chunk holds 1..store::kMaxChunkEvents events, together count: encoding fills each chunk but
+// the last; decoding takes any sizes (so that chunks encoded once can be passed on as they are).
 // Decoding caps the memory it allocates: the count must fit in the bytes left, and the
 // strings of all decoded events together may not exceed kMaxDecodedStringBytes (the path
 // prefix sharing and the string table could otherwise expand a small frame enormously).

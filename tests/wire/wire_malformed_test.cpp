@@ -209,7 +209,22 @@ TEST(WireMalformed, RepeatedEventIdIsRefused) {
               HasSubstr("event id increment 0 after id 5 is zero"));
 }
 
-TEST(WireMalformed, ChunkWithTheWrongEventCountIsRefused) {
+TEST(WireMalformed, ChunkHoldingMoreEventsThanTheListIsRefused) {
+  const auto events = TypicalEvents(3);
+  std::string chunk;
+  store::EncodeChunk(events, chunk);
+  std::string frame = Header(0x02);
+  PutString(frame, "c");
+  PutVarint(frame, 0);
+  PutVarint(frame, 2);
+  PutVarint(frame, 2);
+  PutString(frame, chunk);
+  frame += std::string(40, '\0');
+  EXPECT_THAT(DecodeError(frame),
+              HasSubstr("wire: Batch: event chunk 0 does not start with an event count of 1..2"));
+}
+
+TEST(WireMalformed, ChunkShortOfTheListNeedsAnotherChunk) {
   const auto events = TypicalEvents(3);
   std::string chunk;
   store::EncodeChunk(std::span(events).first(2), chunk);
@@ -219,9 +234,30 @@ TEST(WireMalformed, ChunkWithTheWrongEventCountIsRefused) {
   PutVarint(frame, 3);
   PutVarint(frame, 3);
   PutString(frame, chunk);
+  PutString(frame, "");  // an empty chunk where 1 event is left
   frame += std::string(40, '\0');
   EXPECT_THAT(DecodeError(frame),
-              HasSubstr("wire: Batch: event chunk 0 does not start with its event count 3"));
+              HasSubstr("wire: Batch: event chunk 1 does not start with an event count of 1..1"));
+}
+
+TEST(WireMalformed, ListsSplitIntoChunksOfAnySizeDecode) {
+  const auto events = TypicalEvents(5);
+  std::string frame = Header(0x02);
+  PutString(frame, "c");
+  PutVarint(frame, 0);
+  PutVarint(frame, 5);
+  PutVarint(frame, 5);
+  for (auto [begin, n] : {std::pair<size_t, size_t>{0, 2}, {2, 1}, {3, 2}}) {
+    std::string chunk;
+    store::EncodeChunk(std::span(events).subspan(begin, n), chunk);
+    PutString(frame, chunk);
+  }
+  auto decoded = Decode(frame);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  auto got = std::get<Batch>(decoded.value()).events;
+  auto want = events;
+  for (auto& e : want) e.id = 0;
+  EXPECT_EQ(got, want);
 }
 
 TEST(WireMalformed, ChunkWithTrailingBytesIsRefused) {
