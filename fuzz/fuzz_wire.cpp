@@ -3,7 +3,8 @@
 //
 // A hostile frame must give an error, never a read outside it or an unbounded allocation;
 // a frame that decodes must encode to a frame that decodes to the same message, and
-// PeekType must agree with Decode on every frame.
+// PeekType must agree with Decode on every frame. The chunks a Batch keeps (which the
+// aggregator stores and passes on as they came) must hold exactly the events decoded.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "store/event_chunk.h"
 #include "wire/wire_messages.h"
 
 namespace {
@@ -83,5 +85,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!redecoded.ok()) Violated("re-encoded frame does not decode", redecoded.status().message());
   if (!SameMessage(*decoded, *redecoded)) Violated("round trip changed the message", "");
   if (fathom::wire::Encode(*redecoded) != again) Violated("encoding is not deterministic", "");
+
+  std::vector<fathom::EncodedChunk> chunks;
+  auto kept = fathom::wire::Decode(frame, &chunks);
+  if (!kept.ok()) Violated("keeping a Batch's chunks fails the decoding", kept.status().message());
+  const auto* batch = std::get_if<fathom::wire::Batch>(&*kept);
+  if (batch == nullptr) {
+    if (!chunks.empty()) Violated("a message other than Batch kept chunks", "");
+    return 0;
+  }
+  size_t next = 0;
+  for (const auto& c : chunks) {
+    const size_t first = next;
+    const auto status = fathom::store::DecodeChunk(*c.data, 0, [&](const fathom::Event& e) {
+      if (next >= batch->events.size()) Violated("kept chunks hold more events than the batch", "");
+      fathom::Event want = batch->events[next];
+      want.id = next - first;
+      if (!(e == want)) Violated("a kept chunk decodes to other events", std::to_string(next));
+      ++next;
+      return true;
+    });
+    if (!status.ok()) Violated("a kept chunk does not decode", status.message());
+    if (next - first != c.count) Violated("a kept chunk's count is wrong", std::to_string(c.count));
+  }
+  if (next != batch->events.size()) Violated("kept chunks hold fewer events than the batch", "");
   return 0;
 }

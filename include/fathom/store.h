@@ -40,6 +40,13 @@ struct SourcePosition {
   uint64_t position = 0;
 };
 
+// Events already encoded in the store's chunk format (src/store/event_chunk.h), so that they
+// are stored or passed on as they are instead of being encoded again. Immutable and shared.
+struct EncodedChunk {
+  std::shared_ptr<const std::string> data;
+  uint32_t count = 0;  // events it holds
+};
+
 struct ReplayQuery {
   uint64_t since_id = 0;       // events with id > since_id
   std::string path_prefix;     // only paths equal to it or under it ("" = all)
@@ -59,7 +66,14 @@ class EventStore {
                         const std::optional<SourcePosition>& position = std::nullopt) = 0;
   // The same for a batch merged from several sources: every position in `positions` is
   // recorded in the batch's transaction.
-  virtual Status Append(std::vector<Event>& batch, std::span<const SourcePosition> positions) = 0;
+  Status Append(std::vector<Event>& batch, std::span<const SourcePosition> positions) {
+    return Append(batch, {}, positions);
+  }
+  // The same with the batch already encoded: `chunks`, empty or holding every event of the
+  // batch in order, each chunk made from exactly those events, are stored as they are (chunk
+  // counts that do not add up to the batch are refused). Empty: the events are encoded here.
+  virtual Status Append(std::vector<Event>& batch, std::span<const EncodedChunk> chunks,
+                        std::span<const SourcePosition> positions) = 0;
   // The last position recorded for `source` (0 if none).
   virtual Result<uint64_t> Position(std::string_view source) = 0;
   // Calls `fn` for each matching event in id order until it returns false.

@@ -106,7 +106,8 @@ struct Aggregator::State {
   void Handle(const std::string& peer, ZmqFrame& body);
   std::optional<ClientView> Authorize(ZmqFrame& body);
   void OnHello(const std::string& peer, const ClientView& client, wire::Hello hello);
-  void OnBatch(const std::string& peer, const ClientView& client, wire::Batch batch);
+  void OnBatch(const std::string& peer, const ClientView& client, wire::Batch batch,
+               std::vector<EncodedChunk> chunks);
   void OnSubscribe(const std::string& peer, const ClientView& client, const wire::Subscribe& sub);
   void OnAck(const std::string& peer, const wire::Ack& ack);
   void TakeCommits();
@@ -173,7 +174,8 @@ void Aggregator::State::Handle(const std::string& peer, ZmqFrame& body) {
   auto& info = peers[peer];
   info.last_heard = Clock::now();
   const std::string_view frame = body.view();
-  auto decoded = wire::Decode(frame);
+  std::vector<EncodedChunk> chunks;  // a Batch's, stored and passed on as they came
+  auto decoded = wire::Decode(frame, &chunks);
   if (!decoded.ok()) {
     const bool version = frame.size() >= 3 && static_cast<uint8_t>(frame[0]) == wire::kMagic0 &&
                          static_cast<uint8_t>(frame[1]) == wire::kMagic1 &&
@@ -191,7 +193,7 @@ void Aggregator::State::Handle(const std::string& peer, ZmqFrame& body) {
   if (auto* hello = std::get_if<wire::Hello>(&m)) {
     OnHello(peer, *client, std::move(*hello));
   } else if (auto* batch = std::get_if<wire::Batch>(&m)) {
-    OnBatch(peer, *client, std::move(*batch));
+    OnBatch(peer, *client, std::move(*batch), std::move(chunks));
   } else if (auto* sub = std::get_if<wire::Subscribe>(&m)) {
     OnSubscribe(peer, *client, *sub);
   } else if (auto* ack = std::get_if<wire::Ack>(&m)) {
@@ -223,7 +225,7 @@ void Aggregator::State::OnHello(const std::string& peer, const ClientView& clien
 }
 
 void Aggregator::State::OnBatch(const std::string& peer, const ClientView& client,
-                                wire::Batch batch) {
+                                wire::Batch batch, std::vector<EncodedChunk> chunks) {
   if ((client.roles & security::role::kCollect) == 0) {
     SendError(peer, wire::ErrorCode::kNotPermitted, 0,
               "client " + client.name + " lacks the collect role (add it to its roles in the "
@@ -249,7 +251,7 @@ void Aggregator::State::OnBatch(const std::string& peer, const ClientView& clien
   }
   peers[peer].collector = batch.collector;
   Counters::Add(counters.events_received, batch.events.size());
-  queue.Push(BatchItem{peer, std::move(batch)});
+  queue.Push(BatchItem{peer, std::move(batch), std::move(chunks)});
 }
 
 void Aggregator::State::OnSubscribe(const std::string& peer, const ClientView& client,
@@ -365,7 +367,7 @@ void Aggregator::State::TakeCommits() {
       if (reply.error) Counters::Add(counters.errors_sent, 1);
       Send(reply.peer, reply.frame);
     }
-    if (!output.committed.empty()) ring.Append(std::move(output.committed));
+    if (!output.committed.empty()) ring.Append(std::move(output.committed), std::move(output.chunks));
   }
 }
 
@@ -407,20 +409,41 @@ ConsumerSession::Waiting Aggregator::State::NextMessage(const ConsumerSession& s
     if (m.after_id == s.cursor && m.max_events == max_events && *m.filter == s.filter) return m.message;
   }
   std::vector<const Event*> events;
+  std::vector<wire::ReadyChunk> ready;  // stored chunks whose events all match: sent as they are
   size_t bytes = 0;
   uint64_t through = s.cursor;
   const uint64_t end = std::min<uint64_t>(ring.last_id(), s.cursor + kMaxScanPerMessage);
-  for (uint64_t id = s.cursor + 1; id <= end; ++id) {
+  const EventRing::Chunk* chunk = ring.NextChunk(s.cursor + 1);
+  for (uint64_t id = s.cursor + 1; id <= end;) {
+    if (chunk != nullptr && chunk->first_id == id) {
+      const uint64_t last = id + chunk->chunk.count - 1;
+      const bool fits = last <= end && events.size() + chunk->chunk.count <= max_events;
+      if (!fits && !events.empty()) break;  // the next message starts with the whole chunk
+      if (fits) {
+        const size_t begin = events.size();
+        for (; id <= last && s.filter.Matches(ring.At(id)); ++id) events.push_back(&ring.At(id));
+        if (id > last) {
+          ready.push_back({begin, events.size() - begin, *chunk->chunk.data});
+          bytes += chunk->chunk.data->size();
+        } else {
+          ++id;  // the first event that does not match: the rest of the chunk goes one by one
+        }
+        through = id - 1;
+      }
+      chunk = ring.NextChunk(id == chunk->first_id ? id + 1 : id);
+      if (events.size() >= max_events || bytes >= kMaxBytesPerMessage) break;
+      continue;
+    }
     const Event& e = ring.At(id);
-    through = id;
+    through = id++;
     if (!s.filter.Matches(e)) continue;
     events.push_back(&e);
     bytes += EventBytes(e);
     if (events.size() >= max_events || bytes >= kMaxBytesPerMessage) break;
   }
   ConsumerSession::Waiting message{
-      std::make_shared<const std::string>(wire::EncodeEvents(s.cursor, through, events)), through,
-      events.empty() ? 0 : events.back()->id, static_cast<uint32_t>(events.size())};
+      std::make_shared<const std::string>(wire::EncodeEvents(s.cursor, through, events, ready)),
+      through, events.empty() ? 0 : events.back()->id, static_cast<uint32_t>(events.size())};
   made.push_back({s.cursor, max_events, &s.filter, message});
   return message;
 }

@@ -28,6 +28,7 @@ struct HelloItem {
 struct BatchItem {
   std::string peer;
   wire::Batch batch;
+  std::vector<EncodedChunk> chunks;  // the batch's events as they came, or empty
 };
 // Acknowledged ids of durable consumers to record (and purge through, when configured).
 struct ConsumerPositionsItem {

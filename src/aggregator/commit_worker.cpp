@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <span>
+
+#include "store/event_chunk.h"
 
 namespace fathom::aggregator {
 namespace {
@@ -16,6 +19,48 @@ constexpr size_t kMaxEventsPerCommit = 1u << 17;
 std::string ErrorFrame(wire::ErrorCode code, uint64_t position, std::string message) {
   return wire::Encode(wire::Error{code, position, std::move(message)});
 }
+
+// The events of one commit as chunks: kept chunks as they came, the events between them
+// encoded here.
+class ChunkPlan {
+ public:
+  explicit ChunkPlan(const std::vector<Event>& merged) : merged_(merged) {}
+
+  // The batch whose events were just appended to the merged events from index `begin`.
+  void AddBatch(size_t begin, const std::vector<EncodedChunk>& chunks) {
+    size_t held = 0;
+    for (const auto& c : chunks) held += c.count;
+    if (held != merged_.size() - begin) return;  // its events are encoded with the next run
+    for (const auto& c : chunks) {
+      if (c.count >= kMinChunkKept && store::ChunkInCurrentLayout(*c.data)) {
+        EncodeThrough(begin);
+        chunks_.push_back(c);
+        encoded_ = begin + c.count;
+      }
+      begin += c.count;
+    }
+  }
+  std::vector<EncodedChunk> Finish() {
+    EncodeThrough(merged_.size());
+    return std::move(chunks_);
+  }
+
+ private:
+  void EncodeThrough(size_t end) {
+    const std::span<const Event> events(merged_);
+    while (encoded_ < end) {
+      const size_t n = std::min(store::kMaxChunkEvents, end - encoded_);
+      auto data = std::make_shared<std::string>();
+      store::EncodeChunk(events.subspan(encoded_, n), *data);
+      chunks_.push_back({std::move(data), static_cast<uint32_t>(n)});
+      encoded_ += n;
+    }
+  }
+
+  const std::vector<Event>& merged_;
+  std::vector<EncodedChunk> chunks_;
+  size_t encoded_ = 0;  // merged events before this are in chunks_
+};
 
 }  // namespace
 
@@ -68,6 +113,7 @@ void CommitWorker::Round(std::vector<CommitItem>& items) {
     if (const auto* b = std::get_if<BatchItem>(&item)) total += b->batch.events.size();
   }
   merged.reserve(total);
+  ChunkPlan plan(merged);
   for (auto& item : items) {
     if (auto* hello = std::get_if<HelloItem>(&item)) {
       p.hellos.emplace_back(p.replies.size(), hello->collector);
@@ -84,7 +130,7 @@ void CommitWorker::Round(std::vector<CommitItem>& items) {
       }
       continue;
     }
-    auto& [peer, batch] = std::get<BatchItem>(item);
+    auto& [peer, batch, batch_chunks] = std::get<BatchItem>(item);
     Reply reply{peer, {}};
     uint64_t stored = 0;
     if (auto t = p.tentative.find(batch.collector); t != p.tentative.end()) {
@@ -121,6 +167,7 @@ void CommitWorker::Round(std::vector<CommitItem>& items) {
       Pending::Accepted a{p.replies.size(), batch.collector, batch.to_position, merged.size(), 0};
       for (auto& e : batch.events) merged.push_back(std::move(e));
       a.end = merged.size();
+      plan.AddBatch(a.begin, batch_chunks);
       p.tentative[batch.collector] = batch.to_position;
       p.accepted.push_back(std::move(a));
     }
@@ -128,12 +175,13 @@ void CommitWorker::Round(std::vector<CommitItem>& items) {
   }
 
   bool committed = true;
+  std::vector<EncodedChunk> chunks = plan.Finish();
   if (!p.tentative.empty()) {
     std::vector<SourcePosition> positions;
     positions.reserve(p.tentative.size());
     for (const auto& [collector, position] : p.tentative) positions.push_back({collector, position});
     const auto start = Clock::now();
-    Status status = store_->Append(merged, positions);
+    Status status = store_->Append(merged, chunks, positions);
     const auto us = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count());
     if (status.ok()) {
@@ -180,8 +228,11 @@ void CommitWorker::Round(std::vector<CommitItem>& items) {
     }
   }
   RecordConsumerPositions();
-  CommitOutput output{std::move(p.replies), {}};
-  if (committed) output.committed = std::move(merged);
+  CommitOutput output{std::move(p.replies), {}, {}};
+  if (committed) {
+    output.committed = std::move(merged);
+    output.chunks = std::move(chunks);
+  }
   out_.Post(std::move(output));
 }
 

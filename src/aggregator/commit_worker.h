@@ -8,6 +8,8 @@
 // those collectors also get Unavailable until one commits. Durable consumer positions are
 // recorded in the same thread, and with purge_acknowledged the store is purged through the
 // lowest of them. Results go to the network thread through a Mailbox. Run() on one thread.
+// Chunks of kMinChunkKept events or more are stored as the collector encoded them (and so
+// handed on); the events of smaller ones are encoded again together, in fewer, fuller chunks.
 #pragma once
 
 #include <map>
@@ -31,8 +33,11 @@ struct Reply {
 
 struct CommitOutput {
   std::vector<Reply> replies;
-  std::vector<Event> committed;  // with ids, increasing and contiguous
+  std::vector<Event> committed;      // with ids, increasing and contiguous
+  std::vector<EncodedChunk> chunks;  // the committed events as stored, in order
 };
+
+inline constexpr size_t kMinChunkKept = 256;
 
 class CommitWorker {
  public:

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "fathom/event.h"
+#include "fathom/store.h"
 #include "fathom/status.h"
 #include "store/sqlite_handle.h"
 
@@ -17,8 +18,10 @@ namespace fathom::store {
 inline constexpr const char* kInsertChunkSql =
     "INSERT INTO chunks(first_id, last_id, min_ts, max_ts, data) VALUES(?,?,?,?,?)";
 
-// Inserts `events` (ids assigned and contiguous) as rows of at most kMaxChunkEvents.
+// Inserts `events` (ids assigned and contiguous) as rows: one per chunk of `chunks` (which
+// then hold every event, in order), else encoded here into rows of at most kMaxChunkEvents.
 Status InsertChunkRows(const Connection& db, Statement& insert, std::span<const Event> events,
-                       std::string& blob, std::string_view what);
+                       std::span<const EncodedChunk> chunks, std::string& blob,
+                       std::string_view what);
 
 }  // namespace fathom::store

@@ -227,8 +227,6 @@ class Reader {
 // written whole) starts with its event count, never 0 when it holds events.
 constexpr char kSplitAttrsMarker = 0;
 
-bool SplitAttrs(std::string_view blob) { return blob.size() > 1 && blob[0] == kSplitAttrsMarker; }
-
 const Event& Deref(const Event& e) { return e; }
 const Event& Deref(const Event* e) { return *e; }
 
@@ -269,8 +267,12 @@ void EncodeChunk(std::span<const Event* const> events, std::string& out) {
   EncodeChunkOf(events, out);
 }
 
+bool ChunkInCurrentLayout(std::string_view blob) {
+  return blob.size() > 1 && blob[0] == kSplitAttrsMarker;
+}
+
 std::optional<uint64_t> ChunkEventCount(std::string_view blob) {
-  Reader r(SplitAttrs(blob) ? blob.substr(1) : blob);
+  Reader r(ChunkInCurrentLayout(blob) ? blob.substr(1) : blob);
   uint64_t count = 0;
   if (!r.Varint(count)) return std::nullopt;
   return count;
@@ -282,7 +284,7 @@ Status DecodeChunk(std::string_view blob, uint64_t first_id,
     return Status::Error("damaged event chunk at id " + std::to_string(first_id + i) +
                          ": the file is corrupt; move it aside");
   };
-  const bool split_attrs = SplitAttrs(blob);
+  const bool split_attrs = ChunkInCurrentLayout(blob);
   Reader r(split_attrs ? blob.substr(1) : blob);
   uint64_t count = 0;
   if (!r.Varint(count) || count > kMaxChunkEvents) return damaged(0);

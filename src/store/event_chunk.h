@@ -37,6 +37,9 @@ inline constexpr size_t kMaxChunkEvents = 4096;
 void EncodeChunk(std::span<const Event> events, std::string& out);
 void EncodeChunk(std::span<const Event* const> events, std::string& out);
 
+// Whether a chunk is in the layout EncodeChunk writes (not the earlier one).
+bool ChunkInCurrentLayout(std::string_view blob);
+
 // The event count a chunk declares, nullopt when it cannot be read.
 std::optional<uint64_t> ChunkEventCount(std::string_view blob);
 

@@ -68,7 +68,8 @@ class SqliteStore final : public EventStore {
         checkpointer_(std::move(checkpointer)) {}
 
   Status Append(std::vector<Event>& batch, const std::optional<SourcePosition>& position) override;
-  Status Append(std::vector<Event>& batch, std::span<const SourcePosition> positions) override;
+  Status Append(std::vector<Event>& batch, std::span<const EncodedChunk> chunks,
+                std::span<const SourcePosition> positions) override;
   Result<uint64_t> Position(std::string_view source) override;
   Status Replay(const ReplayQuery& query, const std::function<bool(const Event&)>& fn) override;
   Result<uint64_t> LastId() override;
@@ -181,11 +182,12 @@ Status SqliteStore::InTransaction(std::string_view what, const std::function<Sta
 
 Status SqliteStore::Append(std::vector<Event>& batch,
                            const std::optional<SourcePosition>& position) {
-  if (!position) return Append(batch, std::span<const SourcePosition>());
-  return Append(batch, std::span<const SourcePosition>(&*position, 1));
+  if (!position) return Append(batch, {}, {});
+  return Append(batch, {}, std::span<const SourcePosition>(&*position, 1));
 }
 
-Status SqliteStore::Append(std::vector<Event>& batch, std::span<const SourcePosition> positions) {
+Status SqliteStore::Append(std::vector<Event>& batch, std::span<const EncodedChunk> chunks,
+                           std::span<const SourcePosition> positions) {
   FATHOM_RETURN_IF_ERROR(RequireWriter("appending events"));
   if (batch.empty() && positions.empty()) return Status::Ok();
   const auto now = Clock::now();
@@ -195,7 +197,7 @@ Status SqliteStore::Append(std::vector<Event>& batch, std::span<const SourcePosi
     FATHOM_ASSIGN_OR_RETURN(int64_t last, QueryPrepared(w_.read_last, "reading the last id"));
     uint64_t id = static_cast<uint64_t>(last);
     for (auto& e : batch) e.id = ++id;
-    FATHOM_RETURN_IF_ERROR(InsertChunkRows(db_, w_.insert_chunk, batch, blob_, "inserting events"));
+    FATHOM_RETURN_IF_ERROR(InsertChunkRows(db_, w_.insert_chunk, batch, chunks, blob_, "inserting events"));
     w_.write_last.BindInt(1, static_cast<int64_t>(id));
     FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.write_last, "recording the last id"));
     for (const auto& position : positions) {

@@ -37,11 +37,11 @@ Status MigrateFromVersion1(const Connection& db, const char* create_schema) {
     first_id = std::min(first_id, static_cast<int64_t>(e.id));
     events.push_back(std::move(e));
     if (events.size() == kMaxChunkEvents) {
-      FATHOM_RETURN_IF_ERROR(InsertChunkRows(db, insert, events, blob, what));
+      FATHOM_RETURN_IF_ERROR(InsertChunkRows(db, insert, events, {}, blob, what));
       events.clear();
     }
   }
-  if (!events.empty()) FATHOM_RETURN_IF_ERROR(InsertChunkRows(db, insert, events, blob, what));
+  if (!events.empty()) FATHOM_RETURN_IF_ERROR(InsertChunkRows(db, insert, events, {}, blob, what));
   select = Statement();
   insert = Statement();
   const std::string finish =

@@ -1,6 +1,7 @@
 #include "wire/event_list.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "store/event_chunk.h"
 #include "core/varint.h"
@@ -19,35 +20,53 @@ size_t StringBytes(const Event& e) {
 uint64_t IdOf(const Event& e) { return e.id; }
 uint64_t IdOf(const Event* e) { return e->id; }
 
+// Appends one chunk: its byte length, then the chunk.
 template <typename Span>
-void EncodeEventListOf(Span events, bool with_ids, std::string& out) {
+void EncodeChunkOf(Span events, std::string& out) {
+  const size_t start = out.size();
+  store::EncodeChunk(events, out);
+  std::string length;
+  PutVarint(length, out.size() - start);
+  out.insert(start, length);
+}
+
+template <typename Span>
+void EncodeEventListOf(Span events, std::span<const ReadyChunk> ready, bool with_ids,
+                       std::string& out) {
   PutVarint(out, events.size());
   if (with_ids && !events.empty()) {
     PutVarint(out, IdOf(events.front()));
     for (size_t i = 1; i < events.size(); ++i) PutVarint(out, IdOf(events[i]) - IdOf(events[i - 1]));
   }
-  for (size_t begin = 0; begin < events.size(); begin += store::kMaxChunkEvents) {
-    const size_t n = std::min(store::kMaxChunkEvents, events.size() - begin);
-    const size_t start = out.size();
-    store::EncodeChunk(events.subspan(begin, n), out);
-    std::string length;
-    PutVarint(length, out.size() - start);
-    out.insert(start, length);
+  size_t begin = 0;
+  auto encode_through = [&](size_t end) {
+    for (; begin < end; begin += std::min(store::kMaxChunkEvents, end - begin)) {
+      EncodeChunkOf(events.subspan(begin, std::min(store::kMaxChunkEvents, end - begin)), out);
+    }
+  };
+  for (const auto& r : ready) {
+    encode_through(r.begin);
+    PutString(out, r.chunk);
+    begin = r.begin + r.count;
   }
+  encode_through(events.size());
 }
 
 }  // namespace
 
 void EncodeEventList(std::span<const Event> events, bool with_ids, std::string& out) {
-  EncodeEventListOf(events, with_ids, out);
+  EncodeEventListOf(events, {}, with_ids, out);
 }
-void EncodeEventList(std::span<const Event* const> events, bool with_ids, std::string& out) {
-  EncodeEventListOf(events, with_ids, out);
+void EncodeEventList(std::span<const Event* const> events, std::span<const ReadyChunk> ready,
+                     bool with_ids, std::string& out) {
+  EncodeEventListOf(events, ready, with_ids, out);
 }
 
 Status DecodeEventList(BodyReader& reader, bool with_ids, uint64_t after_id,
-                       uint64_t through_id, std::vector<Event>& out) {
+                       uint64_t through_id, std::vector<Event>& out,
+                       std::vector<EncodedChunk>* chunks) {
   out.clear();
+  if (chunks != nullptr) chunks->clear();
   uint64_t count = 0;
   FATHOM_RETURN_IF_ERROR(reader.U64("event count", count));
   if (count > kMaxBatchEvents) {
@@ -118,6 +137,9 @@ Status DecodeEventList(BodyReader& reader, bool with_ids, uint64_t after_id,
       }
       return reader.Fail("event " + std::to_string(out.size()) + " (in " + chunk_name +
                          ") is malformed");
+    }
+    if (chunks != nullptr) {
+      chunks->push_back({std::make_shared<const std::string>(blob), static_cast<uint32_t>(want)});
     }
   }
   return Status::Ok();

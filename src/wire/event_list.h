@@ -18,20 +18,26 @@
 
 #include "fathom/event.h"
 #include "fathom/status.h"
+#include "fathom/store.h"
 #include "wire/body_reader.h"
+#include "wire/wire_messages.h"
 
 namespace fathom::wire {
 
 inline constexpr size_t kMaxDecodedStringBytes = 64u << 20;
 
 // Appends the event list; `with_ids` writes the ids (increasing), else they are ignored.
-// The second form lists the events pointed to.
+// The second form lists the events pointed to, those covered by `ready` written as those
+// chunks (see ReadyChunk), the rest encoded here.
 void EncodeEventList(std::span<const Event> events, bool with_ids, std::string& out);
-void EncodeEventList(std::span<const Event* const> events, bool with_ids, std::string& out);
+void EncodeEventList(std::span<const Event* const> events, std::span<const ReadyChunk> ready,
+                     bool with_ids, std::string& out);
 
 // Reads an event list into `out` (replacing it). Without ids the events get id 0; with ids,
-// every id must lie in (after_id, through_id] and increase.
+// every id must lie in (after_id, through_id] and increase. `chunks`, when given, receives
+// each chunk as it came (replacing its contents).
 Status DecodeEventList(BodyReader& reader, bool with_ids, uint64_t after_id,
-                       uint64_t through_id, std::vector<Event>& out);
+                       uint64_t through_id, std::vector<Event>& out,
+                       std::vector<EncodedChunk>* chunks = nullptr);
 
 }  // namespace fathom::wire

@@ -67,7 +67,7 @@ Status CheckHeader(std::string_view frame) {
 
 Status Read(BodyReader& r, Hello& m) { return r.String("collector", m.collector); }
 Status Read(BodyReader& r, Welcome& m) { return r.U64("position", m.position); }
-Status Read(BodyReader& r, Batch& m) {
+Status Read(BodyReader& r, Batch& m, std::vector<EncodedChunk>* chunks) {
   FATHOM_RETURN_IF_ERROR(r.String("collector", m.collector));
   FATHOM_RETURN_IF_ERROR(r.U64("from_position", m.from_position));
   FATHOM_RETURN_IF_ERROR(r.U64("to_position", m.to_position));
@@ -75,7 +75,7 @@ Status Read(BodyReader& r, Batch& m) {
     return r.Fail("to_position " + std::to_string(m.to_position) + " is before from_position " +
                   std::to_string(m.from_position));
   }
-  return DecodeEventList(r, /*with_ids=*/false, 0, 0, m.events);
+  return DecodeEventList(r, /*with_ids=*/false, 0, 0, m.events, chunks);
 }
 Status Read(BodyReader& r, BatchAck& m) {
   FATHOM_RETURN_IF_ERROR(r.U64("to_position", m.to_position));
@@ -130,11 +130,11 @@ Status Read(BodyReader& r, Error& m) {
   return r.String("message", m.message);
 }
 
-template <typename M>
-Result<Message> DecodeBody(std::string_view body, std::string_view name) {
+template <typename M, typename... Extra>
+Result<Message> DecodeBody(std::string_view body, std::string_view name, Extra... extra) {
   BodyReader reader(body, name);
   M m;
-  FATHOM_RETURN_IF_ERROR(Read(reader, m));
+  FATHOM_RETURN_IF_ERROR(Read(reader, m, extra...));
   FATHOM_RETURN_IF_ERROR(reader.End());
   return Message(std::move(m));
 }
@@ -146,14 +146,15 @@ Result<Type> PeekType(std::string_view frame) {
   return static_cast<Type>(static_cast<uint8_t>(frame[3]));
 }
 
-Result<Message> Decode(std::string_view frame) {
+Result<Message> Decode(std::string_view frame, std::vector<EncodedChunk>* batch_chunks) {
+  if (batch_chunks != nullptr) batch_chunks->clear();
   FATHOM_RETURN_IF_ERROR(CheckHeader(frame));
   const auto type = static_cast<uint8_t>(frame[3]);
   const std::string_view body = frame.substr(kHeaderBytes);
   const std::string_view name = TypeName(type);
   switch (static_cast<Type>(type)) {
     case Type::kHello: return DecodeBody<Hello>(body, name);
-    case Type::kBatch: return DecodeBody<Batch>(body, name);
+    case Type::kBatch: return DecodeBody<Batch>(body, name, batch_chunks);
     case Type::kSubscribe: return DecodeBody<Subscribe>(body, name);
     case Type::kAck: return DecodeBody<Ack>(body, name);
     case Type::kStatsRequest: return DecodeBody<StatsRequest>(body, name);

@@ -64,15 +64,14 @@ void Body(const Ack& m, std::string& out) {
   PutVarint(out, m.id);
   PutVarint(out, m.credit);
 }
-template <typename Span>
-void EventsBody(uint64_t after_id, uint64_t through_id, Span events, std::string& out) {
+void EventsHeader(uint64_t after_id, uint64_t through_id, std::string& out) {
   Header(out, Type::kEvents);
   PutVarint(out, after_id);
   PutVarint(out, through_id);
-  EncodeEventList(events, /*with_ids=*/true, out);
 }
 void Body(const Events& m, std::string& out) {
-  EventsBody(m.after_id, m.through_id, std::span<const Event>(m.events), out);
+  EventsHeader(m.after_id, m.through_id, out);
+  EncodeEventList(m.events, /*with_ids=*/true, out);
 }
 void Body(const Heartbeat& m, std::string& out) {
   Header(out, Type::kHeartbeat);
@@ -109,9 +108,11 @@ std::string EncodeBatch(std::string_view collector, uint64_t from_position, uint
   return out;
 }
 
-std::string EncodeEvents(uint64_t after_id, uint64_t through_id, std::span<const Event* const> events) {
+std::string EncodeEvents(uint64_t after_id, uint64_t through_id, std::span<const Event* const> events,
+                         std::span<const ReadyChunk> ready) {
   std::string out;
-  EventsBody(after_id, through_id, events, out);
+  EventsHeader(after_id, through_id, out);
+  EncodeEventList(events, ready, /*with_ids=*/true, out);
   return out;
 }
 

@@ -22,6 +22,7 @@
 
 #include "fathom/event.h"
 #include "fathom/status.h"
+#include "fathom/store.h"
 
 namespace fathom::wire {
 
@@ -130,12 +131,24 @@ std::string Encode(const Message& message);
 // not sent).
 std::string EncodeBatch(std::string_view collector, uint64_t from_position, uint64_t to_position,
                         std::span<const Event> events);
-// The frame of Events{after_id, through_id, the events pointed to} (their ids increasing),
-// without copying the events.
-std::string EncodeEvents(uint64_t after_id, uint64_t through_id, std::span<const Event* const> events);
+// Events of a list already encoded as one chunk: the list's events [begin, begin + count),
+// encoded by store::EncodeChunk from exactly those events (so any chunk they came in).
+struct ReadyChunk {
+  size_t begin = 0;
+  size_t count = 0;
+  std::string_view chunk;
+};
 
-// Decodes one whole frame.
-Result<Message> Decode(std::string_view frame);
+// The frame of Events{after_id, through_id, the events pointed to} (their ids increasing),
+// without copying the events; the events covered by `ready` (in order, not overlapping) are
+// written as those chunks, the others encoded here.
+std::string EncodeEvents(uint64_t after_id, uint64_t through_id, std::span<const Event* const> events,
+                         std::span<const ReadyChunk> ready = {});
+
+// Decodes one whole frame. `batch_chunks`, when given, receives a Batch's events as they came,
+// chunk by chunk (so that they can be stored and passed on without being encoded again), and
+// is left empty by every other message.
+Result<Message> Decode(std::string_view frame, std::vector<EncodedChunk>* batch_chunks = nullptr);
 
 // The type byte of a frame that at least has a valid header (for routing before decoding).
 Result<Type> PeekType(std::string_view frame);

@@ -99,7 +99,7 @@ void RawClient::SendFrames(const std::vector<std::string>& frames) {
   }
 }
 
-std::optional<wire::Message> RawClient::Receive(std::chrono::milliseconds timeout) {
+std::optional<std::string> RawClient::ReceiveFrame(std::chrono::milliseconds timeout) {
   zmq_pollitem_t item{socket_, 0, ZMQ_POLLIN, 0};
   if (zmq_poll(&item, 1, static_cast<long>(timeout.count())) <= 0) return std::nullopt;
   zmq_msg_t msg;
@@ -110,7 +110,13 @@ std::optional<wire::Message> RawClient::Receive(std::chrono::milliseconds timeou
   }
   std::string frame(static_cast<const char*>(zmq_msg_data(&msg)), zmq_msg_size(&msg));
   zmq_msg_close(&msg);
-  auto decoded = wire::Decode(frame);
+  return frame;
+}
+
+std::optional<wire::Message> RawClient::Receive(std::chrono::milliseconds timeout) {
+  auto frame = ReceiveFrame(timeout);
+  if (!frame) return std::nullopt;
+  auto decoded = wire::Decode(*frame);
   EXPECT_TRUE(decoded.ok()) << decoded.status().message();
   if (!decoded.ok()) return std::nullopt;
   return std::move(decoded.value());

@@ -64,6 +64,8 @@ class RawClient {
   void SendRaw(const std::string& frame);
   // One message of several frames (the protocol allows one).
   void SendFrames(const std::vector<std::string>& frames);
+  // The next frame as it came, nullopt after `timeout`.
+  std::optional<std::string> ReceiveFrame(std::chrono::milliseconds timeout = 5s);
   // The next message, nullopt after `timeout`; a frame that fails to decode fails the test.
   std::optional<wire::Message> Receive(std::chrono::milliseconds timeout = 5s);
   // The next message other than a Heartbeat.

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "fathom/store.h"
+#include "store/event_chunk.h"
 #include "store/store_test_util.h"
 #include "support/temp_dir.h"
 
@@ -520,6 +521,58 @@ TEST(EventStore, ReplayAcrossChunksHonoursSincePrefixAndLimitInsideAChunk) {
   auto under = ReplayAll(*store, Query(0, "/watched/f999"));
   EXPECT_EQ(Ids(under), std::vector<uint64_t>{1000});  // "/watched/f9990" is not under it
   EXPECT_EQ(ReplayAll(*store, Query(9'999)).size(), 1u);
+}
+
+EncodedChunk ChunkOf(std::span<const Event> events) {
+  auto data = std::make_shared<std::string>();
+  store::EncodeChunk(events, *data);
+  return {std::move(data), static_cast<uint32_t>(events.size())};
+}
+
+std::string Hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 15]);
+  }
+  return out;
+}
+
+TEST(EventStore, EncodedChunksAreStoredAsTheyAreOneRowEach) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  auto store = OpenOrDie(WriterOptions(db));
+  ASSERT_NE(store, nullptr);
+  auto batch = MakeBatch(1000);
+  batch[5].attrs = R"({"fid":"0x1:0x2"})";
+  const auto events = std::span<const Event>(batch);
+  const std::vector<EncodedChunk> chunks{ChunkOf(events.first(700)), ChunkOf(events.subspan(700))};
+  const SourcePosition position{"mdt0", 1000};
+  Status s = store->Append(batch, chunks, std::span<const SourcePosition>(&position, 1));
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(testing::SqlColumn(db, "SELECT first_id || '-' || last_id FROM chunks ORDER BY first_id"),
+            (std::vector<std::string>{"1-700", "701-1000"}));
+  EXPECT_EQ(testing::SqlColumn(db, "SELECT hex(data) FROM chunks ORDER BY first_id"),
+            (std::vector<std::string>{Hex(*chunks[0].data), Hex(*chunks[1].data)}));
+  EXPECT_EQ(ReplayAll(*store), batch);
+  EXPECT_EQ(store->Position("mdt0").value(), 1000u);
+}
+
+TEST(EventStore, EncodedChunksThatDoNotHoldTheBatchAreRefusedAndNothingIsStored) {
+  testing::TempDir dir;
+  auto store = OpenOrDie(WriterOptions(dir / "events.db"));
+  ASSERT_NE(store, nullptr);
+  auto batch = MakeBatch(100);
+  const auto events = std::span<const Event>(batch);
+  const std::vector<EncodedChunk> short_of_it{ChunkOf(events.first(99))};
+  const SourcePosition position{"mdt0", 100};
+  Status s = store->Append(batch, short_of_it, std::span<const SourcePosition>(&position, 1));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("hold 99 events"), std::string::npos) << s.message();
+  EXPECT_EQ(LastIdOf(*store), 0u);
+  EXPECT_EQ(store->Position("mdt0").value(), 0u);
+  EXPECT_TRUE(ReplayAll(*store).empty());
 }
 
 TEST(EventStore, DamagedChunkIsReportedNotMisread) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "store/event_chunk.h"
 #include "wire/wire_messages.h"
 #include "wire/wire_test_events.h"
 
@@ -176,6 +177,49 @@ TEST(WireRoundTrip, BatchEncodedInPlaceIsTheSameFrame) {
   const auto events = TypicalEvents(5000, 77);  // ids are not sent
   EXPECT_EQ(EncodeBatch("mdt0", 10, 5010, events), Encode(Batch{"mdt0", 10, 5010, events}));
   EXPECT_EQ(EncodeBatch("", 0, 0, {}), Encode(Batch{"", 0, 0, {}}));
+}
+
+// The aggregator stores and passes on a Batch's chunks as they came.
+TEST(WireRoundTrip, BatchChunksAreKeptAsTheyCame) {
+  const auto events = TypicalEvents(5000, 1);
+  const std::string frame = EncodeBatch("mdt0", 0, 5000, events);
+  std::vector<EncodedChunk> chunks;
+  auto decoded = Decode(frame, &chunks);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  ASSERT_EQ(chunks.size(), 2u);
+  EXPECT_EQ(chunks[0].count, store::kMaxChunkEvents);
+  EXPECT_EQ(chunks[1].count, 5000 - store::kMaxChunkEvents);
+  size_t next = 0;
+  for (const auto& c : chunks) {
+    EXPECT_NE(frame.find(*c.data), std::string::npos);  // the very bytes of the frame
+    Status s = store::DecodeChunk(*c.data, 0, [&](const Event& e) {
+      EXPECT_EQ(e.path, events[next].path);
+      EXPECT_EQ(e.attrs, events[next].attrs);
+      ++next;
+      return true;
+    });
+    EXPECT_TRUE(s.ok()) << s.message();
+  }
+  EXPECT_EQ(next, events.size());
+  ASSERT_TRUE(Decode(Encode(Events{0, 3, TypicalEvents(3)}), &chunks).ok());
+  EXPECT_TRUE(chunks.empty());  // only a Batch fills them
+}
+
+// Events passed on in the chunks they were stored as decode as if encoded whole.
+TEST(WireRoundTrip, EventsWithReadyChunksAreTheEventsWithThoseChunksInside) {
+  const auto ring = TypicalEvents(6000, 101);
+  std::vector<const Event*> pointers;
+  for (const auto& e : ring) pointers.push_back(&e);
+  std::string first, second;  // events [0, 300) and [1000, 5096): either end and the middle
+  store::EncodeChunk(std::span<const Event>(ring).first(300), first);
+  store::EncodeChunk(std::span<const Event>(ring).subspan(1000, store::kMaxChunkEvents), second);
+  const std::vector<ReadyChunk> ready{{0, 300, first}, {1000, store::kMaxChunkEvents, second}};
+  const std::string frame = EncodeEvents(100, 6100, pointers, ready);
+  EXPECT_NE(frame.find(first), std::string::npos);
+  EXPECT_NE(frame.find(second), std::string::npos);
+  auto decoded = Decode(frame);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(std::get<Events>(*decoded).events, ring);
 }
 
 TEST(WireRoundTrip, EventsOfMaxEvents) {

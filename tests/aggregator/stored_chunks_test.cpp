@@ -1,0 +1,163 @@
+// A real aggregator stores collectors' chunks and passes them on to consumers as they came
+// when they are large, and encodes the rest again; every consumer still gets exactly the
+// events its filter selects, and the store holds every event intact.
+#include <gtest/gtest.h>
+
+#include "aggregator/aggregator_harness.h"
+#include "aggregator/commit_worker.h"
+#include "core/varint.h"
+#include "fathom/store.h"
+#include "store/event_chunk.h"
+#include "store/store_test_util.h"
+
+namespace fathom::testing {
+namespace {
+
+class StoredChunksTest : public ::testing::Test {
+ protected:
+  TempDir dir_;
+  TestKeys keys_;
+  std::string store_ = dir_ / "events.db";
+
+  static wire::Subscribe Live() { return wire::Subscribe{}; }
+  static void Subscribe(RawClient& c, const wire::Subscribe& sub) {
+    c.Send(sub);
+    auto m = c.ReceiveSkippingHeartbeats();
+    ASSERT_TRUE(m && std::holds_alternative<wire::Subscribed>(*m));
+  }
+};
+
+// Events alternating between /data/a and /data/b, with Lustre-like attrs.
+std::vector<Event> Alternating(size_t n, size_t start = 0) {
+  std::vector<Event> events;
+  for (size_t i = start; i < start + n; ++i) {
+    Event e = MakeEvent((i % 2 == 0 ? "/data/a/f" : "/data/b/f") + std::to_string(i), kind::kCreate);
+    e.attrs = R"({"fid":"[0x200000401:0x)" + std::to_string(i) + R"(:0x0]","mdt":0})";
+    events.push_back(std::move(e));
+  }
+  return events;
+}
+
+std::string Hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 15]);
+  }
+  return out;
+}
+
+// A Batch frame holding `events` in chunks of `chunk_events` (a collector may cut them
+// anywhere; fathom's encoder fills chunks of store::kMaxChunkEvents).
+std::string BatchInChunksOf(size_t chunk_events, const std::vector<Event>& events,
+                            std::vector<std::string>& chunks) {
+  std::string frame{static_cast<char>(wire::kMagic0), static_cast<char>(wire::kMagic1),
+                    static_cast<char>(wire::kWireVersion), static_cast<char>(wire::Type::kBatch)};
+  PutString(frame, "mdt0");
+  PutVarint(frame, 0);
+  PutVarint(frame, events.size());
+  PutVarint(frame, events.size());
+  for (size_t begin = 0; begin < events.size(); begin += chunk_events) {
+    chunks.emplace_back();
+    store::EncodeChunk(std::span<const Event>(events).subspan(begin, chunk_events), chunks.back());
+    PutString(frame, chunks.back());
+  }
+  return frame;
+}
+
+void ExpectSameEvents(const std::vector<Event>& got, const std::vector<Event>& sent,
+                      uint64_t first_id) {
+  ASSERT_EQ(got.size(), sent.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    Event want = sent[i];
+    want.id = first_id + i;
+    ASSERT_EQ(got[i], want) << "event " << i;
+  }
+}
+
+TEST_F(StoredChunksTest, LargeChunksAreStoredAndSentOnAsTheCollectorEncodedThem) {
+  TestAggregator agg(SecureOptions(keys_, store_));
+  RawClient reader(agg.endpoint(), &keys_.reader, keys_.server.public_key);
+  RawClient alice(agg.endpoint(), &keys_.alice, keys_.server.public_key);
+  Subscribe(reader, Live());
+  Subscribe(alice, Live());
+
+  const auto events = Alternating(1000);
+  static_assert(500 >= aggregator::kMinChunkKept);
+  std::vector<std::string> chunks;
+  const std::string frame = BatchInChunksOf(500, events, chunks);
+  RawClient collector(agg.endpoint(), &keys_.collector, keys_.server.public_key);
+  collector.SendRaw(frame);
+  auto answer = collector.Receive(10s);
+  ASSERT_TRUE(answer && std::holds_alternative<wire::BatchAck>(*answer));
+
+  // Two rows of 500, not one of 1000 as the aggregator would have encoded them.
+  EXPECT_EQ(SqlColumn(store_, "SELECT hex(data) FROM chunks ORDER BY first_id"),
+            (std::vector<std::string>{Hex(chunks[0]), Hex(chunks[1])}));
+
+  // The reader is granted everything: its Events carry the collector's chunks byte for byte.
+  std::vector<Event> received;
+  size_t passed_on = 0;
+  while (received.size() < events.size()) {
+    auto raw = reader.ReceiveFrame(10s);
+    ASSERT_TRUE(raw.has_value()) << "the reader received " << received.size() << " events";
+    auto m = wire::Decode(*raw);
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    auto* got = std::get_if<wire::Events>(&*m);
+    if (got == nullptr) continue;
+    for (const auto& c : chunks) passed_on += raw->find(c) != std::string::npos ? 1 : 0;
+    for (auto& e : got->events) received.push_back(std::move(e));
+  }
+  EXPECT_EQ(passed_on, 2u);
+  ExpectSameEvents(received, events, 1);
+
+  // Alice is granted /data/a only: half of the chunk's events, encoded for her.
+  auto d = ReceiveThrough(alice, 0, 1000, /*ack=*/true);
+  ASSERT_EQ(d.events.size(), 500u);
+  for (size_t i = 0; i < d.events.size(); ++i) {
+    EXPECT_EQ(d.events[i].id, 2 * i + 1);
+    EXPECT_EQ(d.events[i].path, events[2 * i].path);
+    EXPECT_EQ(d.events[i].attrs, events[2 * i].attrs);
+  }
+}
+
+TEST_F(StoredChunksTest, BatchesOfEverySizeArriveIntactLiveAndFromTheStore) {
+  TestAggregator agg(SecureOptions(keys_, store_));
+  RawClient reader(agg.endpoint(), &keys_.reader, keys_.server.public_key);
+  RawClient alice(agg.endpoint(), &keys_.alice, keys_.server.public_key);
+  Subscribe(reader, Live());
+  Subscribe(alice, Live());
+  RawClient collector(agg.endpoint(), &keys_.collector, keys_.server.public_key);
+  std::vector<Event> sent;
+  for (size_t n : {10, 300, 5000, 1, 255, 256, 4097, 50}) {
+    auto batch = Alternating(n, sent.size());
+    const uint64_t from = sent.size();
+    sent.insert(sent.end(), batch.begin(), batch.end());
+    auto answer = SendBatch(collector, "mdt0", from, sent.size(), std::move(batch));
+    ASSERT_TRUE(std::holds_alternative<wire::BatchAck>(answer));
+  }
+  auto all = ReceiveThrough(reader, 0, sent.size(), /*ack=*/true);
+  EXPECT_TRUE(all.contiguous);
+  ExpectSameEvents(all.events, sent, 1);
+
+  auto mine = ReceiveThrough(alice, 0, sent.size(), /*ack=*/true);
+  std::vector<Event> under_a;
+  for (size_t i = 0; i < sent.size(); i += 2) under_a.push_back(sent[i]);
+  ASSERT_EQ(mine.events.size(), under_a.size());
+  for (size_t i = 0; i < under_a.size(); ++i) {
+    EXPECT_EQ(mine.events[i].id, 2 * i + 1);
+    EXPECT_EQ(mine.events[i].path, under_a[i].path);
+  }
+
+  StoreOptions read_only;
+  read_only.path = store_;
+  read_only.read_only = true;
+  auto store = OpenOrDie(read_only);
+  ASSERT_NE(store, nullptr);
+  ExpectSameEvents(ReplayAll(*store), sent, 1);
+  EXPECT_EQ(IntegrityCheck(store_), std::vector<std::string>{"ok"});
+}
+
+}  // namespace
+}  // namespace fathom::testing
