@@ -3,6 +3,7 @@
 #include "core/varint.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -14,9 +15,30 @@ namespace {
 uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
 int64_t UnZigZag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
 
+uint64_t Load8(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// The index of the first byte that differs between two unequal 8-byte loads.
+size_t FirstDifferentByte(uint64_t a, uint64_t b) {
+  if constexpr (std::endian::native == std::endian::little) {
+    return static_cast<size_t>(std::countr_zero(a ^ b)) / 8;
+  } else {
+    return static_cast<size_t>(std::countl_zero(a ^ b)) / 8;
+  }
+}
+
+// Eight bytes at a time: attrs pieces and paths share long prefixes.
 size_t SharedPrefix(std::string_view a, std::string_view b) {
   const size_t n = std::min(a.size(), b.size());
   size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint64_t x = Load8(a.data() + i);
+    const uint64_t y = Load8(b.data() + i);
+    if (x != y) return i + FirstDifferentByte(x, y);
+  }
   while (i < n && a[i] == b[i]) ++i;
   return i;
 }
@@ -100,11 +122,11 @@ class AttrsEncoder {
       }
       const std::string_view base = prev_[next + skip].text;
       next += skip + 1;
-      if (base == piece.text) {
+      const size_t shared = SharedPrefix(base, piece.text);
+      if (shared == base.size() && shared == piece.text.size()) {
         out.Varint(1 + 2 * skip);
         continue;
       }
-      const size_t shared = SharedPrefix(base, piece.text);
       out.Varint(2 + 2 * skip);
       out.Varint(shared);
       out.String(piece.text.substr(shared));
@@ -115,7 +137,8 @@ class AttrsEncoder {
  private:
   struct Piece {
     std::string_view text;
-    size_t key = 0;  // length of the key: through the first ':', 0 without one
+    size_t key = 0;   // length of the key: through the first ':', 0 without one
+    uint64_t head = 0;  // the key's first bytes (up to 8), the rest zero: compared first
   };
 
   // One pass over the text: pieces are short, so a byte loop beats a search call per piece.
@@ -126,9 +149,16 @@ class AttrsEncoder {
     const char* const end = begin + attrs.size();
     const char* start = begin;
     size_t key = 0;
+    auto head = [end](const char* start, size_t key) {
+      if (key >= 8) return Load8(start);
+      if (end - start >= 8) return key == 0 ? 0 : Load8(start) & (~uint64_t{0} >> (64 - 8 * key));
+      uint64_t h = 0;
+      std::memcpy(&h, start, key);
+      return h;
+    };
     for (const char* p = begin; p != end; ++p) {
       if (*p == ',') {
-        out.push_back({std::string_view(start, static_cast<size_t>(p - start)), key});
+        out.push_back({std::string_view(start, static_cast<size_t>(p - start)), key, head(start, key)});
         start = p + 1;
         key = 0;
         continue;
@@ -137,11 +167,12 @@ class AttrsEncoder {
       const size_t here = static_cast<size_t>(p - start) + 1;
       key = (key == 0 && *p == ':') ? here : key;
     }
-    out.push_back({std::string_view(start, static_cast<size_t>(end - start)), key});
+    out.push_back({std::string_view(start, static_cast<size_t>(end - start)), key, head(start, key)});
   }
 
   static bool SameKey(const Piece& a, const Piece& b) {
-    return a.key == b.key && a.text.substr(0, a.key) == b.text.substr(0, b.key);
+    return a.key == b.key && a.head == b.head &&
+           (a.key <= 8 || std::memcmp(a.text.data() + 8, b.text.data() + 8, a.key - 8) == 0);
   }
 
   std::vector<Piece> prev_, cur_;
