@@ -38,16 +38,6 @@ std::vector<Event> Alternating(size_t n, size_t start = 0) {
   return events;
 }
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
-
 // A Batch frame holding `events` in chunks of `chunk_events` (a collector may cut them
 // anywhere; fathom's encoder fills chunks of store::kMaxChunkEvents).
 std::string BatchInChunksOf(size_t chunk_events, const std::vector<Event>& events,

@@ -529,16 +529,6 @@ EncodedChunk ChunkOf(std::span<const Event> events) {
   return {std::move(data), static_cast<uint32_t>(events.size())};
 }
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
-
 TEST(EventStore, EncodedChunksAreStoredAsTheyAreOneRowEach) {
   testing::TempDir dir;
   const std::string db = dir / "events.db";
@@ -554,7 +544,7 @@ TEST(EventStore, EncodedChunksAreStoredAsTheyAreOneRowEach) {
   EXPECT_EQ(testing::SqlColumn(db, "SELECT first_id || '-' || last_id FROM chunks ORDER BY first_id"),
             (std::vector<std::string>{"1-700", "701-1000"}));
   EXPECT_EQ(testing::SqlColumn(db, "SELECT hex(data) FROM chunks ORDER BY first_id"),
-            (std::vector<std::string>{Hex(*chunks[0].data), Hex(*chunks[1].data)}));
+            (std::vector<std::string>{testing::Hex(*chunks[0].data), testing::Hex(*chunks[1].data)}));
   EXPECT_EQ(ReplayAll(*store), batch);
   EXPECT_EQ(store->Position("mdt0").value(), 1000u);
 }

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fathom/event.h"
@@ -109,6 +110,17 @@ inline std::vector<std::string> SqlColumn(const std::string& path, const std::st
   if (rc != SQLITE_OK) rows = {std::string("error: ") + sqlite3_errmsg(db)};
   sqlite3_close_v2(db);
   return rows;
+}
+
+// Upper-case hex of `bytes`, as SQLite's hex() writes it.
+inline std::string Hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 15]);
+  }
+  return out;
 }
 
 // PRAGMA integrity_check's verdict: {"ok"} for a sound file.

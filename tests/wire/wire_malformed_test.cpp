@@ -22,6 +22,17 @@ std::string Header(uint8_t type, uint8_t version = kWireVersion) {
                      static_cast<char>(version), static_cast<char>(type)};
 }
 
+// The start of a Batch frame from collector "c" covering positions (0, count] with `count`
+// events: their chunks follow.
+std::string BatchHead(uint64_t count) {
+  std::string frame = Header(0x02);
+  PutString(frame, "c");
+  PutVarint(frame, 0);
+  PutVarint(frame, count);
+  PutVarint(frame, count);
+  return frame;
+}
+
 // The error message of decoding `frame`, which must fail.
 std::string DecodeError(std::string_view frame) {
   auto decoded = Decode(frame);
@@ -213,11 +224,7 @@ TEST(WireMalformed, ChunkHoldingMoreEventsThanTheListIsRefused) {
   const auto events = TypicalEvents(3);
   std::string chunk;
   store::EncodeChunk(events, chunk);
-  std::string frame = Header(0x02);
-  PutString(frame, "c");
-  PutVarint(frame, 0);
-  PutVarint(frame, 2);
-  PutVarint(frame, 2);
+  std::string frame = BatchHead(2);
   PutString(frame, chunk);
   frame += std::string(40, '\0');
   EXPECT_THAT(DecodeError(frame),
@@ -228,11 +235,7 @@ TEST(WireMalformed, ChunkShortOfTheListNeedsAnotherChunk) {
   const auto events = TypicalEvents(3);
   std::string chunk;
   store::EncodeChunk(std::span(events).first(2), chunk);
-  std::string frame = Header(0x02);
-  PutString(frame, "c");
-  PutVarint(frame, 0);
-  PutVarint(frame, 3);
-  PutVarint(frame, 3);
+  std::string frame = BatchHead(3);
   PutString(frame, chunk);
   PutString(frame, "");  // an empty chunk where 1 event is left
   frame += std::string(40, '\0');
@@ -242,11 +245,7 @@ TEST(WireMalformed, ChunkShortOfTheListNeedsAnotherChunk) {
 
 TEST(WireMalformed, ListsSplitIntoChunksOfAnySizeDecode) {
   const auto events = TypicalEvents(5);
-  std::string frame = Header(0x02);
-  PutString(frame, "c");
-  PutVarint(frame, 0);
-  PutVarint(frame, 5);
-  PutVarint(frame, 5);
+  std::string frame = BatchHead(5);
   for (auto [begin, n] : {std::pair<size_t, size_t>{0, 2}, {2, 1}, {3, 2}}) {
     std::string chunk;
     store::EncodeChunk(std::span(events).subspan(begin, n), chunk);
@@ -264,11 +263,7 @@ TEST(WireMalformed, ChunkWithTrailingBytesIsRefused) {
   const auto events = TypicalEvents(2);
   std::string chunk;
   store::EncodeChunk(events, chunk);
-  std::string frame = Header(0x02);
-  PutString(frame, "c");
-  PutVarint(frame, 0);
-  PutVarint(frame, 2);
-  PutVarint(frame, 2);
+  std::string frame = BatchHead(2);
   PutString(frame, chunk + "!");
   EXPECT_THAT(DecodeError(frame), HasSubstr("event chunk 0 has trailing bytes after its 2 events"));
 }
@@ -277,11 +272,7 @@ TEST(WireMalformed, DamagedEventNamesItsIndex) {
   const auto events = TypicalEvents(3);
   std::string chunk;
   store::EncodeChunk(events, chunk);
-  std::string frame = Header(0x02);
-  PutString(frame, "c");
-  PutVarint(frame, 0);
-  PutVarint(frame, 3);
-  PutVarint(frame, 3);
+  std::string frame = BatchHead(3);
   chunk.resize(chunk.size() - 3);  // the last event loses its attrs
   PutString(frame, chunk);
   EXPECT_THAT(DecodeError(frame), HasSubstr("wire: Batch: event 2 (in event chunk 0) is malformed"));
