@@ -3,6 +3,8 @@
 // earlier layout still read, directly and from a store file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,26 @@ TEST(EventChunk, AttrsOfEveryShapeRoundTrip) {
   std::string blob;
   store::EncodeChunk(events, blob);
   EXPECT_EQ(Decoded(blob), events);
+}
+
+// Attrs are split eight bytes at a time: commas and colons at every offset, of every length.
+TEST(EventChunk, SeparatorsAtEveryOffsetRoundTrip) {
+  std::mt19937 random(20261122);
+  const std::string alphabet = ",:,:ab\"{";
+  std::vector<std::string> attrs;
+  for (int i = 0; i < 3000; ++i) {
+    std::string a(random() % 41, ' ');
+    for (char& c : a) c = alphabet[random() % alphabet.size()];
+    attrs.push_back(a);
+    if (i % 3 == 0) attrs.push_back(a);  // repeated pieces, matched against the previous event
+  }
+  for (size_t begin = 0; begin < attrs.size(); begin += store::kMaxChunkEvents) {
+    const auto events = WithAttrs(std::vector<std::string>(
+        attrs.begin() + begin, attrs.begin() + std::min(attrs.size(), begin + store::kMaxChunkEvents)));
+    std::string blob;
+    store::EncodeChunk(events, blob);
+    ASSERT_EQ(Decoded(blob), events);
+  }
 }
 
 TEST(EventChunk, PiecesPassedOverBeyondTheSearchLimitAreWrittenWhole) {
