@@ -27,15 +27,16 @@ Status InsertChunkRows(const Connection& db, Statement& insert, std::span<const 
                        std::string_view what) {
   if (!chunks.empty()) {
     size_t held = 0;
-    bool empty_chunk = false;
     for (const auto& c : chunks) {
+      if (c.count == 0 || !c.data) {
+        return Status::Error(std::string(what) + ": an encoded chunk holds no events; a caller's "
+                             "error, nothing was stored");
+      }
       held += c.count;
-      empty_chunk = empty_chunk || c.count == 0 || !c.data;
     }
-    if (empty_chunk || held != events.size()) {
+    if (held != events.size()) {
       return Status::Error(std::string(what) + ": the encoded chunks hold " + std::to_string(held) +
-                           " events (" + (empty_chunk ? "some none" : "all non-empty") +
-                           "), the batch " + std::to_string(events.size()) +
+                           " events, the batch " + std::to_string(events.size()) +
                            "; a caller's error, nothing was stored");
     }
     for (const auto& c : chunks) {

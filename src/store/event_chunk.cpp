@@ -28,23 +28,14 @@ uint64_t Load8LittleEndian(const char* p) {
   return __builtin_bswap64(v);
 }
 
-// The index of the first byte that differs between two unequal 8-byte loads.
-size_t FirstDifferentByte(uint64_t a, uint64_t b) {
-  if constexpr (std::endian::native == std::endian::little) {
-    return static_cast<size_t>(std::countr_zero(a ^ b)) / 8;
-  } else {
-    return static_cast<size_t>(std::countl_zero(a ^ b)) / 8;
-  }
-}
-
 // Eight bytes at a time: attrs pieces and paths share long prefixes.
 size_t SharedPrefix(std::string_view a, std::string_view b) {
   const size_t n = std::min(a.size(), b.size());
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    const uint64_t x = Load8(a.data() + i);
-    const uint64_t y = Load8(b.data() + i);
-    if (x != y) return i + FirstDifferentByte(x, y);
+    const uint64_t x = Load8LittleEndian(a.data() + i);
+    const uint64_t y = Load8LittleEndian(b.data() + i);
+    if (x != y) return i + static_cast<size_t>(std::countr_zero(x ^ y)) / 8;
   }
   while (i < n && a[i] == b[i]) ++i;
   return i;
@@ -148,7 +139,8 @@ class AttrsEncoder {
     uint64_t head = 0;  // the key's first bytes (up to 8), the rest zero: compared first
   };
 
-  // One pass over the text: pieces are short, so a byte loop beats a search call per piece.
+  // One pass over the text, eight bytes at a time (a search call per piece costs more than the
+  // short pieces it searches).
   static void Split(std::string_view attrs, std::vector<Piece>& out) {
     out.clear();
     if (attrs.empty()) return;
@@ -165,7 +157,7 @@ class AttrsEncoder {
       start = end + 1;
       colon = kNone;
     };
-    // Eight bytes at a time: the bytes equal to ',' and ':' as bit masks, walked in order.
+    // The bytes equal to ',' and ':' as bit masks, walked in order.
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
       const uint64_t word = Load8LittleEndian(text + i);
@@ -204,9 +196,9 @@ class AttrsEncoder {
   static uint64_t Head(const char* p, size_t left, size_t key) {
     if (key == 0) return 0;
     if (left < 8) {
-      uint64_t h = 0;
-      std::memcpy(&h, p, key);
-      return h;
+      char bytes[8] = {};
+      std::memcpy(bytes, p, key);
+      return Load8LittleEndian(bytes);
     }
     const uint64_t h = Load8LittleEndian(p);
     return key >= 8 ? h : h & ((uint64_t{1} << (8 * key)) - 1);

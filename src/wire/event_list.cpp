@@ -40,8 +40,10 @@ void EncodeEventListOf(Span events, std::span<const ReadyChunk> ready, bool with
   }
   size_t begin = 0;
   auto encode_through = [&](size_t end) {
-    for (; begin < end; begin += std::min(store::kMaxChunkEvents, end - begin)) {
-      EncodeChunkOf(events.subspan(begin, std::min(store::kMaxChunkEvents, end - begin)), out);
+    while (begin < end) {
+      const size_t n = std::min(store::kMaxChunkEvents, end - begin);
+      EncodeChunkOf(events.subspan(begin, n), out);
+      begin += n;
     }
   };
   for (const auto& r : ready) {

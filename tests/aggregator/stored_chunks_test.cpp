@@ -13,18 +13,26 @@
 namespace fathom::testing {
 namespace {
 
+// An aggregator with two live consumers: `reader_` granted everything, `alice_` /data/a only.
 class StoredChunksTest : public ::testing::Test {
  protected:
-  TempDir dir_;
-  TestKeys keys_;
-  std::string store_ = dir_ / "events.db";
-
-  static wire::Subscribe Live() { return wire::Subscribe{}; }
-  static void Subscribe(RawClient& c, const wire::Subscribe& sub) {
-    c.Send(sub);
+  void SetUp() override {
+    Subscribe(reader_);
+    Subscribe(alice_);
+  }
+  static void Subscribe(RawClient& c) {
+    c.Send(wire::Subscribe{});
     auto m = c.ReceiveSkippingHeartbeats();
     ASSERT_TRUE(m && std::holds_alternative<wire::Subscribed>(*m));
   }
+
+  TempDir dir_;
+  TestKeys keys_;
+  std::string store_ = dir_ / "events.db";
+  TestAggregator agg_{SecureOptions(keys_, store_)};
+  RawClient reader_{agg_.endpoint(), &keys_.reader, keys_.server.public_key};
+  RawClient alice_{agg_.endpoint(), &keys_.alice, keys_.server.public_key};
+  RawClient collector_{agg_.endpoint(), &keys_.collector, keys_.server.public_key};
 };
 
 // Events alternating between /data/a and /data/b, with Lustre-like attrs.
@@ -67,19 +75,13 @@ void ExpectSameEvents(const std::vector<Event>& got, const std::vector<Event>& s
 }
 
 TEST_F(StoredChunksTest, LargeChunksAreStoredAndSentOnAsTheCollectorEncodedThem) {
-  TestAggregator agg(SecureOptions(keys_, store_));
-  RawClient reader(agg.endpoint(), &keys_.reader, keys_.server.public_key);
-  RawClient alice(agg.endpoint(), &keys_.alice, keys_.server.public_key);
-  Subscribe(reader, Live());
-  Subscribe(alice, Live());
 
   const auto events = Alternating(1000);
   static_assert(500 >= aggregator::kMinChunkKept);
   std::vector<std::string> chunks;
   const std::string frame = BatchInChunksOf(500, events, chunks);
-  RawClient collector(agg.endpoint(), &keys_.collector, keys_.server.public_key);
-  collector.SendRaw(frame);
-  auto answer = collector.Receive(10s);
+  collector_.SendRaw(frame);
+  auto answer = collector_.Receive(10s);
   ASSERT_TRUE(answer && std::holds_alternative<wire::BatchAck>(*answer));
 
   // Two rows of 500, not one of 1000 as the aggregator would have encoded them.
@@ -90,7 +92,7 @@ TEST_F(StoredChunksTest, LargeChunksAreStoredAndSentOnAsTheCollectorEncodedThem)
   std::vector<Event> received;
   size_t passed_on = 0;
   while (received.size() < events.size()) {
-    auto raw = reader.ReceiveFrame(10s);
+    auto raw = reader_.ReceiveFrame(10s);
     ASSERT_TRUE(raw.has_value()) << "the reader received " << received.size() << " events";
     auto m = wire::Decode(*raw);
     ASSERT_TRUE(m.ok()) << m.status().message();
@@ -103,7 +105,7 @@ TEST_F(StoredChunksTest, LargeChunksAreStoredAndSentOnAsTheCollectorEncodedThem)
   ExpectSameEvents(received, events, 1);
 
   // Alice is granted /data/a only: half of the chunk's events, encoded for her.
-  auto d = ReceiveThrough(alice, 0, 1000, /*ack=*/true);
+  auto d = ReceiveThrough(alice_, 0, 1000, /*ack=*/true);
   ASSERT_EQ(d.events.size(), 500u);
   for (size_t i = 0; i < d.events.size(); ++i) {
     EXPECT_EQ(d.events[i].id, 2 * i + 1);
@@ -113,25 +115,19 @@ TEST_F(StoredChunksTest, LargeChunksAreStoredAndSentOnAsTheCollectorEncodedThem)
 }
 
 TEST_F(StoredChunksTest, BatchesOfEverySizeArriveIntactLiveAndFromTheStore) {
-  TestAggregator agg(SecureOptions(keys_, store_));
-  RawClient reader(agg.endpoint(), &keys_.reader, keys_.server.public_key);
-  RawClient alice(agg.endpoint(), &keys_.alice, keys_.server.public_key);
-  Subscribe(reader, Live());
-  Subscribe(alice, Live());
-  RawClient collector(agg.endpoint(), &keys_.collector, keys_.server.public_key);
   std::vector<Event> sent;
   for (size_t n : {10, 300, 5000, 1, 255, 256, 4097, 50}) {
     auto batch = Alternating(n, sent.size());
     const uint64_t from = sent.size();
     sent.insert(sent.end(), batch.begin(), batch.end());
-    auto answer = SendBatch(collector, "mdt0", from, sent.size(), std::move(batch));
+    auto answer = SendBatch(collector_, "mdt0", from, sent.size(), std::move(batch));
     ASSERT_TRUE(std::holds_alternative<wire::BatchAck>(answer));
   }
-  auto all = ReceiveThrough(reader, 0, sent.size(), /*ack=*/true);
+  auto all = ReceiveThrough(reader_, 0, sent.size(), /*ack=*/true);
   EXPECT_TRUE(all.contiguous);
   ExpectSameEvents(all.events, sent, 1);
 
-  auto mine = ReceiveThrough(alice, 0, sent.size(), /*ack=*/true);
+  auto mine = ReceiveThrough(alice_, 0, sent.size(), /*ack=*/true);
   std::vector<Event> under_a;
   for (size_t i = 0; i < sent.size(); i += 2) under_a.push_back(sent[i]);
   ASSERT_EQ(mine.events.size(), under_a.size());
