@@ -40,6 +40,35 @@ TEST(EventQueue, PopTakesWholeBatchesInOrderWithTheirHighestPosition) {
   EXPECT_EQ(position, 9u);
 }
 
+TEST(EventQueue, ABatchWithoutPositionLargerThanMaxIsHandedOutMaxAtATime) {
+  EventQueue q(100);
+  auto big = Events(10, "/k");
+  auto after = Events(2, "/n");
+  auto positioned = Events(7, "/p");
+  ASSERT_TRUE(q.Push(big, 0));
+  ASSERT_TRUE(q.Push(after, 0));
+  ASSERT_TRUE(q.Push(positioned, 5));
+  std::vector<Event> out;
+  uint64_t position = 1;
+  std::vector<std::string> paths;
+  // 4 + 4 of the big batch, then its last 2 with the 2 after it.
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(q.Pop(out, 4, position));
+    EXPECT_EQ(out.size(), 4u) << "pop " << i;
+    EXPECT_EQ(position, 0u);
+    for (const auto& e : out) paths.push_back(e.path);
+  }
+  ASSERT_EQ(paths.size(), 12u);
+  for (size_t i = 0; i < 10; ++i) EXPECT_EQ(paths[i], "/k" + std::to_string(i));
+  EXPECT_EQ(paths[10], "/n0");
+  EXPECT_EQ(paths[11], "/n1");
+  // A batch with a position goes whole, however large: its position covers all its events.
+  ASSERT_TRUE(q.Pop(out, 4, position));
+  ASSERT_EQ(out.size(), 7u);
+  EXPECT_EQ(out[0].path, "/p0");
+  EXPECT_EQ(position, 5u);
+}
+
 TEST(EventQueue, VectorsPopGaveUpComeBackToThePusherWithTheirCapacity) {
   EventQueue q(10000);
   auto big = Events(1000, "/x");

@@ -24,12 +24,17 @@ bool ChangelogQueue::Publish(Chunk chunk) {
   return true;
 }
 
-Status ChangelogQueue::TakeAll(std::deque<Chunk>& out) {
+Status ChangelogQueue::Take(size_t max_events, std::deque<Chunk>& out) {
   Status error;
   {
     std::lock_guard lock(mu_);
-    out.swap(chunks_);
-    queued_events_ = 0;
+    size_t taken = 0;
+    while (!chunks_.empty() && (out.empty() || taken + chunks_.front().events.size() <= max_events)) {
+      taken += chunks_.front().events.size();
+      out.push_back(std::move(chunks_.front()));
+      chunks_.pop_front();
+    }
+    queued_events_ -= taken;
     if (out.empty()) error = std::exchange(error_, Status::Ok());
   }
   space_cv_.notify_one();

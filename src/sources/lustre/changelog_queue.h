@@ -59,8 +59,9 @@ class ChangelogQueue {
 
   // Queues `chunk`, waiting while the queue is full; false (chunk dropped) after Stop().
   bool Publish(Chunk chunk);
-  // Moves every queued chunk to `out`; when none was queued, also the reader's error.
-  Status TakeAll(std::deque<Chunk>& out);
+  // Moves queued chunks, oldest first, to `out`: at least one, then more while they hold at
+  // most `max_events` events together; when none was queued, also the reader's error.
+  Status Take(size_t max_events, std::deque<Chunk>& out);
   // Returns when a chunk or an error is queued, Stop() was called, or `timeout` passed.
   void Wait(std::chrono::milliseconds timeout);
   // The reader failed for good: TakeAll() returns `status` once the chunks are taken.

@@ -134,7 +134,7 @@ Status LustreSource::Wait(std::chrono::milliseconds timeout) {
 Status LustreSource::Drain(std::vector<Event>& out) {
   if (!started_) return Status::Error("lustre source: Drain() before Start()");
   std::deque<Chunk> taken;
-  Status error = queue_->TakeAll(taken);
+  Status error = queue_->Take(kMaxDrainEvents, taken);
   size_t handed = 0;
   for (auto& chunk : taken) {
     handed += chunk.events.size();

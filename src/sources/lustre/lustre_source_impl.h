@@ -9,9 +9,9 @@
 //   FOLLOW, then new records are followed):
 //   one receives and unpacks records, one resolves them (record_resolver.h) and queues their
 //   events in whole batches (changelog_queue.h); at most kMaxQueuedEvents wait for Drain().
-// - Drain() hands out whole batches; Position() is then the index of the last record whose
-//   events (possibly none: ignored, filtered out or malformed records) have all been handed
-//   out.
+// - Drain() hands out whole batches, at most kMaxDrainEvents events per call; Position() is
+//   then the index of the last record whose events (possibly none: ignored, filtered out or
+//   malformed records) have all been handed out.
 // - Acknowledge(pos) clears the changelog for lustre.user only, up to min(pos, Position()),
 //   and never from a malformed record on (it stays in the changelog, logged as an error, and
 //   is found again after a restart),
@@ -66,6 +66,11 @@ class LustreSource final : public Source {
   ~LustreSource() override;
 
   static constexpr size_t kMaxQueuedEvents = 1u << 16;
+  // Drain() hands out whole batches of at most this many events together (or one batch;
+  // a batch is at most ChangelogPump::kMaxBatchRecords records, each 3 events at most), so
+  // that what one Drain() gives fits one message to the aggregator (wire::kMaxBatchEvents)
+  // however far the reader got ahead.
+  static constexpr size_t kMaxDrainEvents = 1u << 14;
   static constexpr uint64_t kClearEveryRecords = 8192;
   static constexpr std::chrono::milliseconds kClearInterval{1000};
   static constexpr std::chrono::milliseconds kStopGrace{2000};

@@ -163,6 +163,35 @@ TEST(LustreSourceFastTest, ResumeStartsAfterThePosition) {
   EXPECT_GT(w.source().Position(), position);
 }
 
+// A reader far ahead of the drainer (its queue full: 65,536 events and more) still hands out
+// at most kMaxDrainEvents per Drain(), with the position of exactly those, so that no batch
+// outgrows one message to the aggregator; the next Drain() goes on from the next record.
+TEST(LustreSourceFastTest, ADrainIsBoundedWhenTheReaderIsFarAhead) {
+  using lustre_source::LustreSource;
+  FastFs fs;
+  LustreWatcher w(kFast);
+  ASSERT_TRUE(w.ok());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (w.counters().records < LustreSource::kMaxQueuedEvents + 4096 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_GE(w.counters().records, LustreSource::kMaxQueuedEvents + 4096);
+  uint64_t position = 0;
+  size_t handed = 0;
+  for (int i = 0; i < 6; ++i) {
+    std::vector<Event> out;
+    ASSERT_TRUE(w.source().Drain(out).ok());
+    ASSERT_FALSE(out.empty()) << "drain " << i;
+    EXPECT_LE(out.size(), LustreSource::kMaxDrainEvents) << "drain " << i;
+    EXPECT_EQ(Recno(out.front()), position + 1) << "drain " << i;
+    position = w.source().Position();
+    EXPECT_EQ(position, Recno(out.back())) << "drain " << i;
+    handed += out.size();
+  }
+  EXPECT_GT(handed, LustreSource::kMaxQueuedEvents);  // the queue held more than one Drain's
+}
+
 TEST(LustreSourceFastTest, RootsAndKindsFilterButPositionAdvances) {
   FastFs fs;
   LustreWatcher w(kFast, {"/mnt/fastfs/mdt0/d1"}, kind::kCreate);
