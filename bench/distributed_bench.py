@@ -11,6 +11,10 @@ Beside each latency run, cpu_stall_probe times a fixed unit of work every millis
 tables say in how many 50 ms windows the machine ran over 4x slower than it can (on a virtual
 machine, its host taking the CPUs away): such windows become latency whatever runs.
 
+The collectors' --mount is a short directory (/tmp/lXXXXXXXX), as Lustre client mounts are
+(/mnt/lustre, /scratch): every event carries it as its root, and a root longer than 15
+characters costs every process one more allocation per event.
+
 Long-running roles are measured from /proc/PID/stat and VmHWM just before they are stopped;
 subscribers, which exit by themselves, from wait4()'s rusage. Everything runs in a temporary
 directory with its own FATHOM_LUSTRE_SIM_RUNDIR and is torn down (processes killed, fast fs
@@ -176,8 +180,8 @@ def run_once(a, pipeline, scenario, consumers):
     run = Run(tmp, a.build, env)
     fathom = os.path.join(a.build, "fathom")
     library = os.path.join(a.build, "lustre", "liblustreapi.so")
-    mount = os.path.join(tmp, "mnt")
-    os.makedirs(mount)
+    # A short mount path, as Lustre clients' are (/mnt/lustre, /scratch): /tmp/lXXXXXXXX.
+    mount = tempfile.mkdtemp(prefix="l", dir="/tmp")
     if scenario == "throughput":
         records, rate, warmup = a.records, 0, 0
     else:
@@ -261,6 +265,7 @@ def run_once(a, pipeline, scenario, consumers):
         run.stop()
         stored = stored_bytes(os.path.join(tmp, "events.db"))
         shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(mount, ignore_errors=True)
     received = [r["received"] for r in results]
     last = max(r["last_ns"] for r in results)
     seconds = (last - t0) / 1e9 if last > t0 else 0.0
