@@ -18,15 +18,24 @@ std::vector<Event> Events(size_t n, const std::string& prefix) {
   return v;
 }
 
+struct BatchSpec {
+  size_t count;
+  const char* prefix;
+  uint64_t position;
+};
+
+// Pushes each batch (events prefix0, prefix1, ...) in order; Push() leaves the vector empty.
+void PushAll(EventQueue& q, std::initializer_list<BatchSpec> batches) {
+  for (const auto& b : batches) {
+    auto events = Events(b.count, b.prefix);
+    ASSERT_TRUE(q.Push(events, b.position));
+    EXPECT_TRUE(events.empty());
+  }
+}
+
 TEST(EventQueue, PopTakesWholeBatchesInOrderWithTheirHighestPosition) {
   EventQueue q(100);
-  auto a = Events(3, "/a");
-  auto b = Events(2, "/b");
-  auto c = Events(4, "/c");
-  ASSERT_TRUE(q.Push(a, 7));
-  ASSERT_TRUE(q.Push(b, 0));
-  ASSERT_TRUE(q.Push(c, 9));
-  EXPECT_TRUE(a.empty());
+  PushAll(q, {{3, "/a", 7}, {2, "/b", 0}, {4, "/c", 9}});
   std::vector<Event> out = Events(1, "/stale");
   uint64_t position = 0;
   ASSERT_TRUE(q.Pop(out, 5, position));  // a and b fit in 5; c would not
@@ -42,12 +51,7 @@ TEST(EventQueue, PopTakesWholeBatchesInOrderWithTheirHighestPosition) {
 
 TEST(EventQueue, ABatchWithoutPositionLargerThanMaxIsHandedOutMaxAtATime) {
   EventQueue q(100);
-  auto big = Events(10, "/k");
-  auto after = Events(2, "/n");
-  auto positioned = Events(7, "/p");
-  ASSERT_TRUE(q.Push(big, 0));
-  ASSERT_TRUE(q.Push(after, 0));
-  ASSERT_TRUE(q.Push(positioned, 5));
+  PushAll(q, {{10, "/k", 0}, {2, "/n", 0}, {7, "/p", 5}});
   std::vector<Event> out;
   uint64_t position = 1;
   std::vector<std::string> paths;
