@@ -64,7 +64,7 @@ class ChangelogQueue {
   Status Take(size_t max_events, std::deque<Chunk>& out);
   // Returns when a chunk or an error is queued, Stop() was called, or `timeout` passed.
   void Wait(std::chrono::milliseconds timeout);
-  // The reader failed for good: TakeAll() returns `status` once the chunks are taken.
+  // The reader failed for good: Take() returns `status` once the chunks are taken.
   void Fail(Status status);
   void Stop();
   bool stopping() const { return stopping_; }

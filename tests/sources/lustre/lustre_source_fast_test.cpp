@@ -100,10 +100,6 @@ TEST(LustreSourceFastTest, TricklingRecordsTravelInBatches) {
   for (const Event& e : events) EXPECT_LE(e.ts_ns, NowNs());
 }
 
-// A followed changelog that grows faster than it is read (3,000,000 records/s from 300 ms
-// after the reader started: always readable) is still handed on in batches that hold their
-// first record for about 6 ms, not until a 4,096-record batch is full or the reader has
-// caught up.
 // The longest a thread that sleeps 1 ms at a time woke late while it ran: how long this
 // machine kept a runnable thread off the CPU meanwhile.
 class SchedulingDelayProbe {
@@ -132,6 +128,10 @@ class SchedulingDelayProbe {
   std::thread thread_;
 };
 
+// A followed changelog that grows faster than it is read (3,000,000 records/s from 300 ms
+// after the reader started: always readable) is still handed on in batches that hold their
+// first record for about 6 ms, not until a 4,096-record batch is full or the reader has
+// caught up.
 TEST(LustreSourceFastTest, ALogGrowingFasterThanItIsReadIsHandedOnWithinTheHold) {
   FastFs fs(3'000'000, static_cast<uint64_t>(NowNs()) + 300'000'000);
   LustreWatcher w(kFast);
