@@ -81,6 +81,21 @@ void BM_DecodeBatch(benchmark::State& state) {
 }
 BENCHMARK(BM_DecodeBatch)->Arg(8192);
 
+// As the aggregator reads a Batch: its chunks checked and kept, no event built.
+void BM_DecodeBatchKeepingChunks(benchmark::State& state) {
+  const std::string frame = wire::Encode(wire::Batch{
+      "scratch-MDT0000", 1, 1 + static_cast<uint64_t>(state.range(0)),
+      TypicalEvents(static_cast<size_t>(state.range(0)), 0)});
+  std::vector<EncodedChunk> chunks;
+  for (auto _ : state) {
+    auto message = wire::Decode(frame, &chunks);
+    if (!message.ok()) state.SkipWithError(message.status().message().c_str());
+    benchmark::DoNotOptimize(message);
+  }
+  Report(state, static_cast<size_t>(state.range(0)), frame.size());
+}
+BENCHMARK(BM_DecodeBatchKeepingChunks)->Arg(8192);
+
 // Encode then decode, as one hop collector -> aggregator or aggregator -> consumer costs.
 void BM_EncodeDecodeEvents(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));

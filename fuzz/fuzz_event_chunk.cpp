@@ -1,11 +1,13 @@
 // fuzz_event_chunk — the store's chunk decoder on arbitrary blobs, and encode/decode round
 // trips of events built from the input.
 //
-// A damaged blob must give an error, never a read outside it; events encoded then decoded
-// must come back field for field with contiguous ids.
+// A damaged blob must give an error, never a read outside it; the scan (ScanChunk) must accept
+// exactly the blobs decoding accepts and summarise what decoding builds; events encoded then
+// decoded must come back field for field with contiguous ids.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -14,6 +16,43 @@
 #include "store/event_chunk.h"
 
 namespace {
+
+[[noreturn]] void Violated(const char* what) {
+  std::fprintf(stderr, "property violated: %s\n", what);
+  std::abort();
+}
+
+// DecodeChunk and ScanChunk on the same blob: the same verdict, the same events summarised.
+void ScanAgreesWithDecode(std::string_view blob) {
+  fathom::store::ChunkSummary want;
+  std::vector<std::string> paths;
+  const fathom::Status decoded = fathom::store::DecodeChunk(blob, 1, [&](const fathom::Event& e) {
+    want.min_ts = want.count == 0 ? e.ts_ns : std::min(want.min_ts, e.ts_ns);
+    want.max_ts = want.count == 0 ? e.ts_ns : std::max(want.max_ts, e.ts_ns);
+    want.string_bytes += e.root.size() + e.path.size() + e.source.size() + e.attrs.size();
+    want.kindless += (e.mask & fathom::kind::kAll) == 0 ? 1 : 0;
+    ++want.count;
+    paths.push_back(e.path);
+    return true;
+  });
+  size_t seen = 0;
+  const auto scanned = fathom::store::ScanChunk(blob, [&](std::string_view path) {
+    if (seen >= paths.size() || paths[seen] != path) Violated("the scan rebuilds another path");
+    ++seen;
+    return true;
+  });
+  if (scanned.ok() != decoded.ok()) Violated("the scan and decoding disagree on the blob");
+  if (!decoded.ok()) return;
+  const auto& got = scanned.value();
+  if (got.count != want.count || got.min_ts != want.min_ts || got.max_ts != want.max_ts ||
+      got.string_bytes != want.string_bytes || got.kindless != want.kindless || seen != paths.size()) {
+    Violated("the scan's summary differs from the decoded events");
+  }
+  const auto unpathed = fathom::store::ScanChunk(blob);
+  if (!unpathed.ok() || unpathed.value().string_bytes != want.string_bytes) {
+    Violated("the scan without paths differs");
+  }
+}
 
 // Splits the input into events: each takes up to four short strings and a few integers.
 std::vector<fathom::Event> EventsFrom(std::string_view in) {
@@ -47,15 +86,12 @@ std::vector<fathom::Event> EventsFrom(std::string_view in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view in(reinterpret_cast<const char*>(data), size);
-  uint64_t decoded = 0;
-  (void)fathom::store::DecodeChunk(in, 1, [&](const fathom::Event&) {
-    ++decoded;
-    return true;
-  });
+  ScanAgreesWithDecode(in);
 
   const auto events = EventsFrom(in);
   std::string blob;
   fathom::store::EncodeChunk(events, blob);
+  ScanAgreesWithDecode(blob);
   size_t i = 0;
   fathom::Status s = fathom::store::DecodeChunk(blob, 100, [&](const fathom::Event& e) {
     const fathom::Event& want = events[i];

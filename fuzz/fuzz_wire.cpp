@@ -5,6 +5,7 @@
 // a frame that decodes must encode to a frame that decodes to the same message, and
 // PeekType must agree with Decode on every frame. The chunks a Batch keeps (which the
 // aggregator stores and passes on as they came) must hold exactly the events decoded.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -88,25 +89,39 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   std::vector<fathom::EncodedChunk> chunks;
   auto kept = fathom::wire::Decode(frame, &chunks);
-  if (!kept.ok()) Violated("keeping a Batch's chunks fails the decoding", kept.status().message());
-  const auto* batch = std::get_if<fathom::wire::Batch>(&*kept);
+  const auto* batch = std::get_if<fathom::wire::Batch>(&*decoded);
   if (batch == nullptr) {
+    if (!kept.ok()) Violated("keeping chunks fails a message other than Batch", kept.status().message());
     if (!chunks.empty()) Violated("a message other than Batch kept chunks", "");
     return 0;
   }
+  // Kept, a Batch's chunks are checked without being decoded: accepted exactly when the batch
+  // decodes and every event reports a kind.
+  bool kinded = true;
+  for (const auto& e : batch->events) kinded = kinded && (e.mask & fathom::kind::kAll) != 0;
+  if (kept.ok() != kinded) {
+    Violated(kept.ok() ? "kept chunks accept an event of no kind" : "keeping a Batch's chunks fails it",
+             kept.ok() ? "" : kept.status().message());
+  }
+  if (!kept.ok()) return 0;
+  if (!std::get<fathom::wire::Batch>(*kept).events.empty()) Violated("kept chunks also decoded", "");
   size_t next = 0;
   for (const auto& c : chunks) {
     const size_t first = next;
+    int64_t min_ts = INT64_MAX, max_ts = INT64_MIN;
     const auto status = fathom::store::DecodeChunk(*c.data, 0, [&](const fathom::Event& e) {
       if (next >= batch->events.size()) Violated("kept chunks hold more events than the batch", "");
       fathom::Event want = batch->events[next];
       want.id = next - first;
       if (!(e == want)) Violated("a kept chunk decodes to other events", std::to_string(next));
+      min_ts = std::min(min_ts, e.ts_ns);
+      max_ts = std::max(max_ts, e.ts_ns);
       ++next;
       return true;
     });
     if (!status.ok()) Violated("a kept chunk does not decode", status.message());
     if (next - first != c.count) Violated("a kept chunk's count is wrong", std::to_string(c.count));
+    if (c.min_ts != min_ts || c.max_ts != max_ts) Violated("a kept chunk's ts range is wrong", "");
   }
   if (next != batch->events.size()) Violated("kept chunks hold fewer events than the batch", "");
   return 0;

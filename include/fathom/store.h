@@ -45,6 +45,8 @@ struct SourcePosition {
 struct EncodedChunk {
   std::shared_ptr<const std::string> data;
   uint32_t count = 0;  // events it holds
+  int64_t min_ts = 0;  // the oldest and newest ts_ns among them
+  int64_t max_ts = 0;
 };
 
 struct ReplayQuery {
@@ -66,14 +68,12 @@ class EventStore {
                         const std::optional<SourcePosition>& position = std::nullopt) = 0;
   // The same for a batch merged from several sources: every position in `positions` is
   // recorded in the batch's transaction.
-  Status Append(std::vector<Event>& batch, std::span<const SourcePosition> positions) {
-    return Append(batch, {}, positions);
-  }
-  // The same with the batch already encoded: `chunks`, empty or holding every event of the
-  // batch in order, each chunk made from exactly those events, are stored as they are (chunk
-  // counts that do not add up to the batch are refused). Empty: the events are encoded here.
-  virtual Status Append(std::vector<Event>& batch, std::span<const EncodedChunk> chunks,
-                        std::span<const SourcePosition> positions) = 0;
+  virtual Status Append(std::vector<Event>& batch, std::span<const SourcePosition> positions) = 0;
+  // The same with the events already encoded: each chunk is stored as it is, one row each
+  // (chunks without events or data are refused), its events given the next ids in order.
+  // Returns the id given to the first event (the last id before + 1 when there is none).
+  virtual Result<uint64_t> AppendChunks(std::span<const EncodedChunk> chunks,
+                                        std::span<const SourcePosition> positions) = 0;
   // The last position recorded for `source` (0 if none).
   virtual Result<uint64_t> Position(std::string_view source) = 0;
   // Calls `fn` for each matching event in id order until it returns false.

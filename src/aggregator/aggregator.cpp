@@ -20,6 +20,7 @@
 #include "core/thread_name.h"
 #include "security/zap_handler.h"
 #include "security/zmq_handle.h"
+#include "store/event_chunk.h"
 
 namespace fathom::aggregator {
 namespace {
@@ -114,7 +115,8 @@ struct Aggregator::State {
   void TakeReplays();
   // The next Events message for `s` from the ring (at most `max_events` events): made once per
   // PumpAll() for all sessions at the same cursor with the same filter and limit.
-  ConsumerSession::Waiting NextMessage(const ConsumerSession& s, size_t max_events);
+  // nullopt when a chunk of the ring does not decode (then the store serves the session).
+  std::optional<ConsumerSession::Waiting> NextMessage(const ConsumerSession& s, size_t max_events);
   void Pump(ConsumerSession& s);
   bool PumpAll();  // true when some session waits on a full peer queue
   void Heartbeats(Clock::time_point now);
@@ -239,19 +241,31 @@ void Aggregator::State::OnBatch(const std::string& peer, const ClientView& clien
                   ")");
     return;
   }
-  for (const auto& e : batch.events) {
-    bool granted = false;
-    for (const auto& g : *client.grants) granted = granted || PathUnder(e.path, g);
-    if (!granted) {
-      SendError(peer, wire::ErrorCode::kNotPermitted, 0,
-                "client " + client.name + " may not report events on " + e.path +
-                    " (outside its granted paths)");
-      return;
-    }
+  const bool everywhere = std::any_of(client.grants->begin(), client.grants->end(),
+                                      [](const std::string& g) { return g == "/" || g.empty(); });
+  std::optional<std::string> refused;  // the first path outside the client's grants
+  size_t events = 0;
+  for (const auto& c : chunks) {
+    events += c.count;
+    if (everywhere || refused) continue;
+    // The chunks were checked whole when the frame was decoded: this walk cannot fail.
+    (void)store::ScanChunk(*c.data, [&](std::string_view path) {
+      for (const auto& g : *client.grants) {
+        if (PathUnder(path, g)) return true;
+      }
+      refused.emplace(path);
+      return false;
+    });
+  }
+  if (refused) {
+    SendError(peer, wire::ErrorCode::kNotPermitted, 0,
+              "client " + client.name + " may not report events on '" + *refused + "'" +
+                  " (outside its granted paths)");
+    return;
   }
   peers[peer].collector = batch.collector;
-  Counters::Add(counters.events_received, batch.events.size());
-  queue.Push(BatchItem{peer, std::move(batch), std::move(chunks)});
+  Counters::Add(counters.events_received, events);
+  queue.Push(BatchItem{peer, std::move(batch), std::move(chunks), events});
 }
 
 void Aggregator::State::OnSubscribe(const std::string& peer, const ClientView& client,
@@ -367,7 +381,7 @@ void Aggregator::State::TakeCommits() {
       if (reply.error) Counters::Add(counters.errors_sent, 1);
       Send(reply.peer, reply.frame);
     }
-    if (!output.committed.empty()) ring.Append(std::move(output.committed), std::move(output.chunks));
+    if (output.first_id != 0) ring.Append(output.first_id, std::move(output.chunks));
   }
 }
 
@@ -404,46 +418,68 @@ void Aggregator::State::TakeReplays() {
   }
 }
 
-ConsumerSession::Waiting Aggregator::State::NextMessage(const ConsumerSession& s, size_t max_events) {
+std::optional<ConsumerSession::Waiting> Aggregator::State::NextMessage(const ConsumerSession& s,
+                                                                    size_t max_events) {
   for (const auto& m : made) {
     if (m.after_id == s.cursor && m.max_events == max_events && *m.filter == s.filter) return m.message;
   }
-  std::vector<const Event*> events;
-  std::vector<wire::ReadyChunk> ready;  // stored chunks whose events all match: sent as they are
-  size_t bytes = 0;
-  uint64_t through = s.cursor;
+  const bool everything = s.filter.MatchesEverything();
+  std::vector<const Event*> events;  // those encoded for this message
+  events.reserve(max_events);
+  struct Run {
+    size_t begin, count;             // of `events`, when chunk is null
+    const EventRing::Chunk* chunk;   // passed on whole
+  };
+  std::vector<Run> runs;
+  auto add_event = [&](const Event& e) {
+    if (runs.empty() || runs.back().chunk != nullptr) runs.push_back({events.size(), 0, nullptr});
+    events.push_back(&e);
+    ++runs.back().count;
+  };
+  size_t count = 0, bytes = 0;
+  uint64_t through = s.cursor, last_event = 0;
   const uint64_t end = std::min<uint64_t>(ring.last_id(), s.cursor + kMaxScanPerMessage);
-  const EventRing::Chunk* chunk = ring.NextChunk(s.cursor + 1);
-  for (uint64_t id = s.cursor + 1; id <= end;) {
-    if (chunk != nullptr && chunk->first_id == id) {
-      const uint64_t last = id + chunk->chunk.count - 1;
-      const bool fits = last <= end && events.size() + chunk->chunk.count <= max_events;
-      if (!fits && !events.empty()) break;  // the next message starts with the whole chunk
-      if (fits) {
-        const size_t begin = events.size();
-        for (; id <= last && s.filter.Matches(ring.At(id)); ++id) events.push_back(&ring.At(id));
-        if (id > last) {
-          ready.push_back({begin, events.size() - begin, *chunk->chunk.data});
-          bytes += chunk->chunk.data->size();
-        } else {
-          ++id;  // the first event that does not match: the rest of the chunk goes one by one
-        }
-        through = id - 1;
-      }
-      chunk = ring.NextChunk(id == chunk->first_id ? id + 1 : id);
-      if (events.size() >= max_events || bytes >= kMaxBytesPerMessage) break;
+  for (size_t index = ring.IndexOf(s.cursor + 1);
+       through < end && count < max_events && bytes < kMaxBytesPerMessage; ++index) {
+    const EventRing::Chunk& c = ring.At(index);
+    const uint64_t id = through + 1;
+    const bool whole = id == c.first_id && c.last_id() <= end && count + c.chunk.count <= max_events;
+    if (!whole && id == c.first_id && count > 0) break;  // the next message starts with it whole
+    const std::vector<Event>* decoded = everything && whole ? nullptr : ring.EventsOf(index);
+    if (decoded == nullptr && !(everything && whole)) return std::nullopt;
+    const bool all_match =
+        whole && (everything || std::all_of(decoded->begin(), decoded->end(),
+                                             [&](const Event& e) { return s.filter.Matches(e); }));
+    if (all_match) {
+      runs.push_back({0, c.chunk.count, &c});
+      count += c.chunk.count;
+      bytes += c.chunk.data->size();
+      through = last_event = c.last_id();
       continue;
     }
-    const Event& e = ring.At(id);
-    through = id++;
-    if (!s.filter.Matches(e)) continue;
-    events.push_back(&e);
-    bytes += EventBytes(e);
-    if (events.size() >= max_events || bytes >= kMaxBytesPerMessage) break;
+    const uint64_t last = std::min(c.last_id(), end);
+    for (uint64_t next = id; next <= last && count < max_events && bytes < kMaxBytesPerMessage; ++next) {
+      const Event& e = (*decoded)[next - c.first_id];
+      through = next;
+      if (!s.filter.Matches(e)) continue;
+      add_event(e);
+      ++count;
+      bytes += EventBytes(e);
+      last_event = next;
+    }
+  }
+  std::vector<wire::EventRun> parts;
+  parts.reserve(runs.size());
+  for (const auto& r : runs) {
+    if (r.chunk != nullptr) {
+      parts.push_back({{}, *r.chunk->chunk.data, r.chunk->first_id, r.chunk->chunk.count});
+    } else {
+      parts.push_back({std::span<const Event* const>(events).subspan(r.begin, r.count), {}, 0, 0});
+    }
   }
   ConsumerSession::Waiting message{
-      std::make_shared<const std::string>(wire::EncodeEvents(s.cursor, through, events, ready)),
-      through, events.empty() ? 0 : events.back()->id, static_cast<uint32_t>(events.size())};
+      std::make_shared<const std::string>(wire::EncodeEvents(s.cursor, through, parts)), through,
+      last_event, static_cast<uint32_t>(count)};
   made.push_back({s.cursor, max_events, &s.filter, message});
   return message;
 }
@@ -453,13 +489,14 @@ void Aggregator::State::Pump(ConsumerSession& s) {
     if (!s.waiting) {
       if (s.gone || s.replaying || s.cursor >= ring.last_id() || s.Available() == 0) return;
       const size_t max_events = std::min<uint64_t>(s.Available(), kMaxEventsPerMessage);
-      if (!ring.Holds(s.cursor + 1)) {
+      if (ring.Holds(s.cursor + 1)) s.waiting = NextMessage(s, max_events);
+      if (!s.waiting) {
         s.replaying = true;
-        replay_worker->Request(ReplayRequest{s.number, s.cursor, ring.first_id() - 1, max_events,
-                                             s.filter});
+        replay_worker->Request(ReplayRequest{s.number, s.cursor,
+                                             ring.Holds(s.cursor + 1) ? ring.last_id() : ring.first_id() - 1,
+                                             max_events, s.filter});
         return;
       }
-      s.waiting = NextMessage(s, max_events);
     }
     switch (Send(s.peer, *s.waiting->frame)) {
       case SendResult::kBlocked:

@@ -27,8 +27,9 @@ struct HelloItem {
 };
 struct BatchItem {
   std::string peer;
-  wire::Batch batch;
-  std::vector<EncodedChunk> chunks;  // the batch's events as they came, or empty
+  wire::Batch batch;                 // its events are in `chunks`
+  std::vector<EncodedChunk> chunks;  // the batch's events as they came, checked
+  size_t events = 0;                 // the chunks' events together
 };
 // Acknowledged ids of durable consumers to record (and purge through, when configured).
 struct ConsumerPositionsItem {
@@ -42,7 +43,7 @@ class CommitQueue {
 
   void Push(CommitItem item) {
     std::lock_guard lock(mu_);
-    if (auto* b = std::get_if<BatchItem>(&item)) events_ += b->batch.events.size();
+    if (auto* b = std::get_if<BatchItem>(&item)) events_ += b->events;
     items_.push_back(std::move(item));
     not_empty_.notify_one();
   }
@@ -58,8 +59,8 @@ class CommitQueue {
     size_t taken = 0;
     while (!items_.empty() && (out.empty() || taken < max_events)) {
       if (auto* b = std::get_if<BatchItem>(&items_.front())) {
-        taken += b->batch.events.size();
-        events_ -= b->batch.events.size();
+        taken += b->events;
+        events_ -= b->events;
       }
       out.push_back(std::move(items_.front()));
       items_.pop_front();

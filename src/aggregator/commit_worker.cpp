@@ -20,46 +20,56 @@ std::string ErrorFrame(wire::ErrorCode code, uint64_t position, std::string mess
   return wire::Encode(wire::Error{code, position, std::move(message)});
 }
 
-// The events of one commit as chunks: kept chunks as they came, the events between them
-// encoded here.
+// The events of one commit as chunks: chunks of kMinChunkKept events or more as they came,
+// the events of smaller ones decoded and encoded again together, in fuller chunks.
 class ChunkPlan {
  public:
-  explicit ChunkPlan(const std::vector<Event>& merged) : merged_(merged) {}
-
-  // The batch whose events were just appended to the merged events from index `begin`.
-  void AddBatch(size_t begin, const std::vector<EncodedChunk>& chunks) {
-    size_t held = 0;
-    for (const auto& c : chunks) held += c.count;
-    if (held != merged_.size() - begin) return;  // its events are encoded with the next run
+  // Adds a batch's chunks in order; nothing is added when one of them does not decode.
+  Status AddBatch(const std::vector<EncodedChunk>& chunks) {
     for (const auto& c : chunks) {
-      if (c.count >= kMinChunkKept && store::ChunkInCurrentLayout(*c.data)) {
-        EncodeThrough(begin);
-        chunks_.push_back(c);
-        encoded_ = begin + c.count;
+      if (Kept(c)) continue;
+      Status status = store::DecodeChunk(*c.data, 0, [&](const Event& e) {
+        scratch_.push_back(e);
+        return true;
+      });
+      if (!status.ok()) {
+        scratch_.clear();
+        return status;
       }
-      begin += c.count;
     }
+    size_t next = 0;  // of scratch_
+    for (const auto& c : chunks) {
+      if (Kept(c)) {
+        EncodeLoose();
+        chunks_.push_back(c);
+        continue;
+      }
+      for (size_t i = 0; i < c.count; ++i) {
+        loose_.push_back(std::move(scratch_[next++]));
+        if (loose_.size() == store::kMaxChunkEvents) EncodeLoose();
+      }
+    }
+    scratch_.clear();
+    return Status::Ok();
   }
   std::vector<EncodedChunk> Finish() {
-    EncodeThrough(merged_.size());
+    EncodeLoose();
     return std::move(chunks_);
   }
 
  private:
-  void EncodeThrough(size_t end) {
-    const std::span<const Event> events(merged_);
-    while (encoded_ < end) {
-      const size_t n = std::min(store::kMaxChunkEvents, end - encoded_);
-      auto data = std::make_shared<std::string>();
-      store::EncodeChunk(events.subspan(encoded_, n), *data);
-      chunks_.push_back({std::move(data), static_cast<uint32_t>(n)});
-      encoded_ += n;
-    }
+  static bool Kept(const EncodedChunk& c) {
+    return c.count >= kMinChunkKept && store::ChunkInCurrentLayout(*c.data);
+  }
+  void EncodeLoose() {
+    if (loose_.empty()) return;
+    chunks_.push_back(store::MakeChunk(loose_));
+    loose_.clear();
   }
 
-  const std::vector<Event>& merged_;
   std::vector<EncodedChunk> chunks_;
-  size_t encoded_ = 0;  // merged events before this are in chunks_
+  std::vector<Event> loose_;    // decoded, not yet in chunks_ (fewer than kMaxChunkEvents)
+  std::vector<Event> scratch_;  // one batch's small chunks, decoded
 };
 
 }  // namespace
@@ -97,7 +107,7 @@ struct CommitWorker::Pending {
     size_t index;  // into replies
     std::string collector;
     uint64_t to;
-    size_t begin, end;  // the batch's events within the merged batch
+    size_t begin, end;  // the batch's events within the round's commit
   };
   std::vector<Reply> replies;
   std::vector<Accepted> accepted;
@@ -107,13 +117,8 @@ struct CommitWorker::Pending {
 
 void CommitWorker::Round(std::vector<CommitItem>& items) {
   Pending p;
-  std::vector<Event> merged;
-  size_t total = 0;
-  for (const auto& item : items) {
-    if (const auto* b = std::get_if<BatchItem>(&item)) total += b->batch.events.size();
-  }
-  merged.reserve(total);
-  ChunkPlan plan(merged);
+  size_t merged = 0;  // events accepted into this round's commit
+  ChunkPlan plan;
   for (auto& item : items) {
     if (auto* hello = std::get_if<HelloItem>(&item)) {
       p.hellos.emplace_back(p.replies.size(), hello->collector);
@@ -130,7 +135,7 @@ void CommitWorker::Round(std::vector<CommitItem>& items) {
       }
       continue;
     }
-    auto& [peer, batch, batch_chunks] = std::get<BatchItem>(item);
+    auto& [peer, batch, batch_chunks, events] = std::get<BatchItem>(item);
     Reply reply{peer, {}};
     uint64_t stored = 0;
     if (auto t = p.tentative.find(batch.collector); t != p.tentative.end()) {
@@ -148,7 +153,7 @@ void CommitWorker::Round(std::vector<CommitItem>& items) {
       stored = position.value();
     }
     if (batch.to_position <= stored) {
-      Counters::Add(counters_.duplicate_events, batch.events.size());
+      Counters::Add(counters_.duplicate_events, events);
       reply.frame = wire::Encode(wire::BatchAck{batch.to_position, 0, 0});
     } else if (batch.from_position != stored) {
       const bool unavailable = unavailable_.contains(batch.collector);
@@ -163,49 +168,57 @@ void CommitWorker::Round(std::vector<CommitItem>& items) {
                            "collector " + batch.collector + ": the batch starts after position " +
                                std::to_string(batch.from_position) + " but the store holds " +
                                std::to_string(stored) + "; resend from " + std::to_string(stored));
+    } else if (Status added = plan.AddBatch(batch_chunks); !added.ok()) {
+      // The network thread checked the chunks as decoding does: this cannot happen.
+      spdlog::error("a checked batch of collector {} does not decode: {}", batch.collector,
+                    added.message());
+      reply.error = true;
+      reply.frame = ErrorFrame(wire::ErrorCode::kMalformed, stored,
+                               "the batch's events do not decode: " + added.message());
     } else {
-      Pending::Accepted a{p.replies.size(), batch.collector, batch.to_position, merged.size(), 0};
-      for (auto& e : batch.events) merged.push_back(std::move(e));
-      a.end = merged.size();
-      plan.AddBatch(a.begin, batch_chunks);
+      p.accepted.push_back({p.replies.size(), batch.collector, batch.to_position, merged,
+                            merged + events});
+      merged += events;
       p.tentative[batch.collector] = batch.to_position;
-      p.accepted.push_back(std::move(a));
     }
     p.replies.push_back(std::move(reply));
   }
 
   bool committed = true;
+  uint64_t first_id = 0;
   std::vector<EncodedChunk> chunks = plan.Finish();
   if (!p.tentative.empty()) {
     std::vector<SourcePosition> positions;
     positions.reserve(p.tentative.size());
     for (const auto& [collector, position] : p.tentative) positions.push_back({collector, position});
     const auto start = Clock::now();
-    Status status = store_->Append(merged, chunks, positions);
+    auto appended = store_->AppendChunks(chunks, positions);
     const auto us = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count());
-    if (status.ok()) {
+    if (appended.ok()) {
+      first_id = appended.value();
       Counters::Add(counters_.commits, 1);
       Counters::Add(counters_.commit_us_total, us);
       Counters::Set(counters_.commit_us_last, us);
       if (us > Counters::Get(counters_.commit_us_max)) Counters::Set(counters_.commit_us_max, us);
-      Counters::Add(counters_.events_committed, merged.size());
+      Counters::Add(counters_.events_committed, merged);
       Counters::Add(counters_.batches_committed, p.accepted.size());
-      if (!merged.empty()) Counters::Set(counters_.last_id, merged.back().id);
+      if (merged > 0) Counters::Set(counters_.last_id, first_id + merged - 1);
       for (const auto& [collector, position] : p.tentative) {
         positions_[collector] = position;
         unavailable_.erase(collector);
       }
       for (const auto& a : p.accepted) {
-        const uint64_t first = a.begin < a.end ? merged[a.begin].id : 0;
-        const uint64_t last = a.begin < a.end ? merged[a.end - 1].id : 0;
+        const uint64_t first = a.begin < a.end ? first_id + a.begin : 0;
+        const uint64_t last = a.begin < a.end ? first_id + a.end - 1 : 0;
         p.replies[a.index].frame = wire::Encode(wire::BatchAck{a.to, first, last});
       }
     } else {
       committed = false;
+      const Status& status = appended.status();
       Counters::Add(counters_.commit_failures, 1);
       spdlog::warn("commit of {} events from {} batches failed, answering Unavailable: {}",
-                   merged.size(), p.accepted.size(), status.message());
+                   merged, p.accepted.size(), status.message());
       for (const auto& a : p.accepted) {
         unavailable_.insert(a.collector);
         p.replies[a.index].error = true;
@@ -228,9 +241,9 @@ void CommitWorker::Round(std::vector<CommitItem>& items) {
     }
   }
   RecordConsumerPositions();
-  CommitOutput output{std::move(p.replies), {}, {}};
-  if (committed) {
-    output.committed = std::move(merged);
+  CommitOutput output{std::move(p.replies), 0, {}};
+  if (committed && merged > 0) {
+    output.first_id = first_id;
     output.chunks = std::move(chunks);
   }
   out_.Post(std::move(output));

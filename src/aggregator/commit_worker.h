@@ -9,7 +9,8 @@
 // recorded in the same thread, and with purge_acknowledged the store is purged through the
 // lowest of them. Results go to the network thread through a Mailbox. Run() on one thread.
 // Chunks of kMinChunkKept events or more are stored as the collector encoded them (and so
-// handed on); the events of smaller ones are encoded again together, in fewer, fuller chunks.
+// handed on); the events of smaller ones are decoded and encoded again together, in fewer,
+// fuller chunks. Batches arrive as checked chunks (BatchItem), never as decoded events.
 #pragma once
 
 #include <map>
@@ -33,8 +34,8 @@ struct Reply {
 
 struct CommitOutput {
   std::vector<Reply> replies;
-  std::vector<Event> committed;      // with ids, increasing and contiguous
-  std::vector<EncodedChunk> chunks;  // the committed events as stored, in order
+  uint64_t first_id = 0;             // of the committed events (0: none committed)
+  std::vector<EncodedChunk> chunks;  // the committed events as stored, ids from first_id on
 };
 
 inline constexpr size_t kMinChunkKept = 256;

@@ -29,4 +29,12 @@ bool ConsumerFilter::Matches(const Event& e) const {
          e.path.find('/', prefix.size() + 1) == std::string::npos;
 }
 
+bool ConsumerFilter::MatchesEverything() const {
+  if (!prefix.empty() || (kinds & kind::kAll) != kind::kAll) return false;
+  for (const auto& g : grants) {
+    if (g == "/" || g.empty()) return true;  // PathUnder() of any path
+  }
+  return false;
+}
+
 }  // namespace fathom::aggregator

@@ -17,6 +17,9 @@ struct ConsumerFilter {
   std::vector<std::string> grants;  // granted prefixes; a client without a list is denied all
 
   bool Matches(const Event& e) const;
+  // Whether every event that reports a kind (a bit of kind::kAll) matches: no prefix, every
+  // kind, a grant of "/".
+  bool MatchesEverything() const;
   bool operator==(const ConsumerFilter&) const = default;
 };
 

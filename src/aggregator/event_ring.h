@@ -1,14 +1,16 @@
-// event_ring.h — the most recent committed events, by id, for live delivery from memory, with
-// the chunks they were stored as (so that messages can pass those on instead of encoding).
+// event_ring.h — the most recent committed events, by id, for live delivery from memory, kept
+// as the chunks they were stored as (so that messages pass those on as they are).
 //
-// Holds up to `capacity` events with contiguous ids; appending beyond it drops the oldest
-// (consumers behind the ring are served from the store instead), and the chunks that then
-// hold no event of the ring. Network thread only.
+// Holds whole chunks with contiguous ids; appending drops the oldest chunks while the others
+// still hold `capacity` events or more (consumers behind the ring are served from the store
+// instead). A chunk's events are decoded only when a message needs them one by one (a
+// filtering consumer, a message starting inside the chunk), then kept with the chunk. Network
+// thread only.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <vector>
 
 #include "fathom/event.h"
@@ -21,47 +23,34 @@ class EventRing {
   struct Chunk {
     uint64_t first_id = 0;
     EncodedChunk chunk;
+    std::unique_ptr<std::vector<Event>> events;  // decoded, once needed
+
+    uint64_t last_id() const { return first_id + chunk.count - 1; }
   };
 
-  EventRing(size_t capacity, uint64_t last_id)
-      : capacity_(capacity == 0 ? 1 : capacity), first_id_(last_id + 1) {}
+  EventRing(size_t capacity, uint64_t last_id);
 
-  // `events` carry contiguous ids continuing last_id(); `chunks` hold them in order (or are
-  // empty: then no chunk covers them).
-  void Append(std::vector<Event>&& events, std::vector<EncodedChunk>&& chunks) {
-    uint64_t id = events.empty() ? 0 : events.front().id;
-    for (auto& c : chunks) {
-      chunks_.push_back({id, std::move(c)});
-      id += chunks_.back().chunk.count;
-    }
-    for (auto& e : events) {
-      if (events_.empty()) first_id_ = e.id;
-      events_.push_back(std::move(e));
-    }
-    while (events_.size() > capacity_) {
-      events_.pop_front();
-      ++first_id_;
-    }
-    while (!chunks_.empty() && chunks_.front().first_id < first_id_) chunks_.pop_front();
-  }
+  // `chunks` hold the events from `first_id` (== last_id() + 1) on, in order.
+  void Append(uint64_t first_id, std::vector<EncodedChunk>&& chunks);
   // The oldest id held (last_id() + 1 when empty).
   uint64_t first_id() const { return first_id_; }
   // The newest committed id.
-  uint64_t last_id() const { return first_id_ + events_.size() - 1; }
+  uint64_t last_id() const { return first_id_ + held_ - 1; }
   bool Holds(uint64_t id) const { return id >= first_id_ && id <= last_id(); }
-  const Event& At(uint64_t id) const { return events_[id - first_id_]; }
-  // The first chunk starting at id `id` or after it, nullptr when none does.
-  const Chunk* NextChunk(uint64_t id) const {
-    auto it = std::lower_bound(chunks_.begin(), chunks_.end(), id,
-                               [](const Chunk& c, uint64_t v) { return c.first_id < v; });
-    return it != chunks_.end() ? &*it : nullptr;
-  }
+  // The index of the chunk holding `id`, which the ring holds; indexes stay valid until the
+  // next Append().
+  size_t IndexOf(uint64_t id) const;
+  size_t chunks() const { return chunks_.size(); }
+  const Chunk& At(size_t index) const { return chunks_[index]; }
+  // The events of chunk `index` (ids set), decoded on first use; nullptr when the chunk does
+  // not decode (never for the checked chunks a commit hands over).
+  const std::vector<Event>* EventsOf(size_t index);
 
  private:
   size_t capacity_;
-  std::deque<Event> events_;
-  std::deque<Chunk> chunks_;  // by first_id; each wholly within the ring
+  std::deque<Chunk> chunks_;  // by first_id, contiguous
   uint64_t first_id_;
+  uint64_t held_ = 0;  // events in chunks_
 };
 
 }  // namespace fathom::aggregator

@@ -281,6 +281,42 @@ class Reader {
     pieces.swap(next_pieces);
     return true;
   }
+  // The same walk as Attrs() following only the pieces' lengths (`pieces` the previous
+  // event's, replaced by this event's): `length` receives the attrs text's length.
+  bool AttrsLengths(std::vector<size_t>& pieces, std::vector<size_t>& next_pieces,
+                    uint64_t& length) {
+    uint64_t n = 0;
+    if (!Varint(n) || n > static_cast<uint64_t>(end_ - p_)) return false;
+    next_pieces.clear();
+    length = n > 0 ? n - 1 : 0;  // the commas
+    size_t base = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t tag = 0;
+      std::string_view rest;
+      if (!Varint(tag)) return false;
+      size_t piece = 0;
+      if (tag == 0) {
+        if (!Bytes(rest)) return false;
+        piece = rest.size();
+      } else {
+        const uint64_t skip = (tag - 1) / 2;
+        if (skip >= pieces.size() - std::min(base, pieces.size())) return false;
+        const size_t matched = pieces[base + skip];
+        base += skip + 1;
+        if (tag % 2 == 1) {
+          piece = matched;
+        } else {
+          uint64_t shared = 0;
+          if (!Varint(shared) || shared > matched || !Bytes(rest)) return false;
+          piece = shared + rest.size();
+        }
+      }
+      length += piece;
+      next_pieces.push_back(piece);
+    }
+    pieces.swap(next_pieces);
+    return true;
+  }
   bool done() const { return p_ == end_; }
 
  private:
@@ -343,43 +379,120 @@ std::optional<uint64_t> ChunkEventCount(std::string_view blob) {
   return count;
 }
 
-Status DecodeChunk(std::string_view blob, uint64_t first_id,
-                   const std::function<bool(const Event&)>& fn) {
-  auto damaged = [&](uint64_t i) {
-    return Status::Error("damaged event chunk at id " + std::to_string(first_id + i) +
-                         ": the file is corrupt; move it aside");
-  };
+namespace {
+
+Status Damaged(uint64_t first_id, uint64_t i) {
+  return Status::Error("damaged event chunk at id " + std::to_string(first_id + i) +
+                       ": the file is corrupt; move it aside");
+}
+
+// What ChunkWalk reads of one event beyond what it rebuilds.
+struct WalkedEvent {
+  int64_t ts_ns = 0;
+  uint32_t mask = 0, cookie = 0;
+  std::string_view root, source;
+  uint64_t path_size = 0, attrs_size = 0;
+};
+
+// Reads a chunk's events in order: with kDecode into `e`'s strings (the attrs text rebuilt),
+// else following the attrs' lengths only, the path rebuilt into `e.path` when `paths`.
+// `fn(walked)` is called per event until it returns false. DecodeChunk and ScanChunk are both
+// this walk, so that they accept exactly the same blobs.
+template <bool kDecode, typename Fn>
+Status ChunkWalk(std::string_view blob, uint64_t first_id, bool paths, Event& e, Fn&& fn) {
   const bool split_attrs = ChunkInCurrentLayout(blob);
   Reader r(split_attrs ? blob.substr(1) : blob);
   uint64_t count = 0;
-  if (!r.Varint(count) || count > kMaxChunkEvents) return damaged(0);
+  if (!r.Varint(count) || count > kMaxChunkEvents) return Damaged(first_id, 0);
   std::vector<std::string_view> table;
-  Event e;
+  WalkedEvent w;
   uint64_t zz = 0, mask = 0, cookie = 0, shared = 0;
-  std::string_view root, source, rest, attrs;
+  std::string_view rest, attrs;
   std::string next_attrs;
   std::vector<std::pair<size_t, size_t>> pieces, next_pieces;
+  std::vector<size_t> lengths, next_lengths;
   for (uint64_t i = 0; i < count; ++i) {
-    if (!r.Varint(zz) || !r.Varint(mask) || !r.Varint(cookie) || !r.Interned(table, root) ||
-        !r.Interned(table, source) || !r.Varint(shared) || shared > e.path.size() ||
-        !r.Bytes(rest) ||
-        !(split_attrs ? r.Attrs(e.attrs, pieces, next_attrs, next_pieces) : r.Bytes(attrs))) {
-      return damaged(i);
+    if (!r.Varint(zz) || !r.Varint(mask) || !r.Varint(cookie) || !r.Interned(table, w.root) ||
+        !r.Interned(table, w.source) || !r.Varint(shared) || shared > w.path_size ||
+        !r.Bytes(rest)) {
+      return Damaged(first_id, i);
     }
-    e.id = first_id + i;
-    e.ts_ns = static_cast<int64_t>(static_cast<uint64_t>(e.ts_ns) +
-                                   static_cast<uint64_t>(UnZigZag(zz)));
-    e.mask = static_cast<uint32_t>(mask);
-    e.cookie = static_cast<uint32_t>(cookie);
-    e.root.assign(root);
-    e.source.assign(source);
-    e.path.resize(shared);
-    e.path.append(rest);
-    if (!split_attrs) e.attrs.assign(attrs);
-    if (!fn(e)) return Status::Ok();
+    bool attrs_read = false;
+    if constexpr (kDecode) {
+      attrs_read = split_attrs ? r.Attrs(e.attrs, pieces, next_attrs, next_pieces) : r.Bytes(attrs);
+      if (attrs_read && !split_attrs) e.attrs.assign(attrs);
+      w.attrs_size = e.attrs.size();
+    } else {
+      attrs_read = split_attrs ? r.AttrsLengths(lengths, next_lengths, w.attrs_size) : r.Bytes(attrs);
+      if (attrs_read && !split_attrs) w.attrs_size = attrs.size();
+    }
+    if (!attrs_read) return Damaged(first_id, i);
+    w.ts_ns = static_cast<int64_t>(static_cast<uint64_t>(w.ts_ns) + static_cast<uint64_t>(UnZigZag(zz)));
+    w.mask = static_cast<uint32_t>(mask);
+    w.cookie = static_cast<uint32_t>(cookie);
+    w.path_size = shared + rest.size();
+    if (kDecode || paths) {
+      e.path.resize(shared);
+      e.path.append(rest);
+    }
+    if (!fn(w)) return Status::Ok();
   }
-  if (!r.done()) return damaged(count);
+  if (!r.done()) return Damaged(first_id, count);
   return Status::Ok();
+}
+
+template <typename Span>
+EncodedChunk MakeChunkOf(Span events) {
+  EncodedChunk chunk;
+  auto data = std::make_shared<std::string>();
+  EncodeChunkOf(events, *data);
+  chunk.data = std::move(data);
+  chunk.count = static_cast<uint32_t>(events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    const int64_t ts = Deref(events[i]).ts_ns;
+    chunk.min_ts = i == 0 ? ts : std::min(chunk.min_ts, ts);
+    chunk.max_ts = i == 0 ? ts : std::max(chunk.max_ts, ts);
+  }
+  return chunk;
+}
+
+}  // namespace
+
+EncodedChunk MakeChunk(std::span<const Event> events) { return MakeChunkOf(events); }
+EncodedChunk MakeChunk(std::span<const Event* const> events) { return MakeChunkOf(events); }
+
+Status DecodeChunk(std::string_view blob, uint64_t first_id,
+                   const std::function<bool(const Event&)>& fn) {
+  Event e;
+  e.id = first_id;
+  bool first = true;
+  return ChunkWalk<true>(blob, first_id, true, e, [&](const WalkedEvent& w) {
+    e.id += first ? 0 : 1;
+    first = false;
+    e.ts_ns = w.ts_ns;
+    e.mask = w.mask;
+    e.cookie = w.cookie;
+    e.root.assign(w.root);
+    e.source.assign(w.source);
+    return fn(e);
+  });
+}
+
+Result<ChunkSummary> ScanChunk(std::string_view blob,
+                               const std::function<bool(std::string_view)>& path) {
+  Event scratch;  // the path, when asked for
+  ChunkSummary summary;
+  Status status = ChunkWalk<false>(blob, 0, path != nullptr, scratch, [&](const WalkedEvent& w) {
+    if (path != nullptr && !path(scratch.path)) return false;
+    summary.min_ts = summary.count == 0 ? w.ts_ns : std::min(summary.min_ts, w.ts_ns);
+    summary.max_ts = summary.count == 0 ? w.ts_ns : std::max(summary.max_ts, w.ts_ns);
+    summary.string_bytes += w.root.size() + w.source.size() + w.path_size + w.attrs_size;
+    summary.kindless += (w.mask & kind::kAll) == 0 ? 1 : 0;
+    ++summary.count;
+    return true;
+  });
+  if (!status.ok()) return status;
+  return summary;
 }
 
 }  // namespace fathom::store

@@ -27,6 +27,7 @@
 
 #include "fathom/event.h"
 #include "fathom/status.h"
+#include "fathom/store.h"
 
 namespace fathom::store {
 
@@ -36,6 +37,11 @@ inline constexpr size_t kMaxChunkEvents = 4096;
 // the events pointed to, in that order (no copies of scattered events).
 void EncodeChunk(std::span<const Event> events, std::string& out);
 void EncodeChunk(std::span<const Event* const> events, std::string& out);
+
+// The encoding of `events` as one EncodedChunk (count and ts range filled in); at most
+// kMaxChunkEvents events.
+EncodedChunk MakeChunk(std::span<const Event> events);
+EncodedChunk MakeChunk(std::span<const Event* const> events);
 
 // Whether a chunk is in the layout EncodeChunk writes (not the earlier one).
 bool ChunkInCurrentLayout(std::string_view blob);
@@ -47,5 +53,22 @@ std::optional<uint64_t> ChunkEventCount(std::string_view blob);
 // (the Event is reused between calls) until it returns false. Fails on a damaged blob.
 Status DecodeChunk(std::string_view blob, uint64_t first_id,
                    const std::function<bool(const Event&)>& fn);
+
+// What a chunk holds, learned without building its events (ScanChunk).
+struct ChunkSummary {
+  uint64_t count = 0;
+  int64_t min_ts = 0;  // the oldest and newest ts_ns of its events (0 when it holds none)
+  int64_t max_ts = 0;
+  uint64_t string_bytes = 0;  // root + path + source + attrs bytes of its events, decoded
+  uint64_t kindless = 0;      // events whose mask has no bit of kind::kAll
+};
+
+// Checks a chunk as DecodeChunk does, accepting exactly the blobs it accepts (both are one
+// walk), without building events: the attrs are followed by their pieces' lengths only, and
+// each path is rebuilt (in a buffer of the scan's own) only when `path` is given; it is then
+// called with each event's path until it returns false, ending the scan there (Ok, the summary
+// counting the events before). Fails on a damaged blob.
+Result<ChunkSummary> ScanChunk(std::string_view blob,
+                               const std::function<bool(std::string_view)>& path = nullptr);
 
 }  // namespace fathom::store

@@ -68,8 +68,9 @@ class SqliteStore final : public EventStore {
         checkpointer_(std::move(checkpointer)) {}
 
   Status Append(std::vector<Event>& batch, const std::optional<SourcePosition>& position) override;
-  Status Append(std::vector<Event>& batch, std::span<const EncodedChunk> chunks,
-                std::span<const SourcePosition> positions) override;
+  Status Append(std::vector<Event>& batch, std::span<const SourcePosition> positions) override;
+  Result<uint64_t> AppendChunks(std::span<const EncodedChunk> chunks,
+                                std::span<const SourcePosition> positions) override;
   Result<uint64_t> Position(std::string_view source) override;
   Status Replay(const ReplayQuery& query, const std::function<bool(const Event&)>& fn) override;
   Result<uint64_t> LastId() override;
@@ -96,7 +97,6 @@ class SqliteStore final : public EventStore {
   Connection db_;
   WriterStatements w_;  // empty for a reader
   Clock::time_point next_age_check_{};
-  std::string blob_;  // reused encoding buffer
   std::unique_ptr<WalCheckpointer> checkpointer_;  // a writer's; unhooks db_ before it closes
 };
 
@@ -182,22 +182,34 @@ Status SqliteStore::InTransaction(std::string_view what, const std::function<Sta
 
 Status SqliteStore::Append(std::vector<Event>& batch,
                            const std::optional<SourcePosition>& position) {
-  if (!position) return Append(batch, {}, {});
-  return Append(batch, {}, std::span<const SourcePosition>(&*position, 1));
+  if (!position) return Append(batch, std::span<const SourcePosition>());
+  return Append(batch, std::span<const SourcePosition>(&*position, 1));
 }
 
-Status SqliteStore::Append(std::vector<Event>& batch, std::span<const EncodedChunk> chunks,
-                           std::span<const SourcePosition> positions) {
+Status SqliteStore::Append(std::vector<Event>& batch, std::span<const SourcePosition> positions) {
+  std::vector<EncodedChunk> chunks;
+  const std::span<const Event> events(batch);
+  for (size_t begin = 0; begin < events.size(); begin += kMaxChunkEvents) {
+    chunks.push_back(MakeChunk(events.subspan(begin, std::min(kMaxChunkEvents, events.size() - begin))));
+  }
+  FATHOM_ASSIGN_OR_RETURN(uint64_t id, AppendChunks(chunks, positions));
+  for (auto& e : batch) e.id = id++;
+  return Status::Ok();
+}
+
+Result<uint64_t> SqliteStore::AppendChunks(std::span<const EncodedChunk> chunks,
+                                           std::span<const SourcePosition> positions) {
   FATHOM_RETURN_IF_ERROR(RequireWriter("appending events"));
-  if (batch.empty() && positions.empty()) return Status::Ok();
   const auto now = Clock::now();
   const bool check_age = options_.max_age.count() > 0 && now >= next_age_check_;
+  uint64_t first = 0;
   auto run = [&]() -> Status {
     FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.begin, "locking the store for writing"));
     FATHOM_ASSIGN_OR_RETURN(int64_t last, QueryPrepared(w_.read_last, "reading the last id"));
-    uint64_t id = static_cast<uint64_t>(last);
-    for (auto& e : batch) e.id = ++id;
-    FATHOM_RETURN_IF_ERROR(InsertChunkRows(db_, w_.insert_chunk, batch, chunks, blob_, "inserting events"));
+    first = static_cast<uint64_t>(last) + 1;
+    FATHOM_RETURN_IF_ERROR(InsertChunkRows(db_, w_.insert_chunk, first, chunks, "inserting events"));
+    uint64_t id = first - 1;
+    for (const auto& c : chunks) id += c.count;
     w_.write_last.BindInt(1, static_cast<int64_t>(id));
     FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.write_last, "recording the last id"));
     for (const auto& position : positions) {
@@ -212,14 +224,17 @@ Status SqliteStore::Append(std::vector<Event>& batch, std::span<const EncodedChu
     }
     return db_.StepDone(w_.commit, "committing events");
   };
+  if (chunks.empty() && positions.empty()) {
+    FATHOM_ASSIGN_OR_RETURN(uint64_t last, LastId());
+    return last + 1;
+  }
   Status status = run();
   if (!status.ok()) {
     db_.RollbackIfOpen();
-    for (auto& e : batch) e.id = 0;
     return status;
   }
   if (check_age) next_age_check_ = now + kAgeCheckInterval;
-  return Status::Ok();
+  return first;
 }
 
 Status SqliteStore::Prune() {

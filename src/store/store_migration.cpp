@@ -19,7 +19,12 @@ Status MigrateFromVersion1(const Connection& db, const char* create_schema) {
                  what));
   FATHOM_ASSIGN_OR_RETURN(Statement insert, db.Prepare(kInsertChunkSql, what));
   std::vector<Event> events;
-  std::string blob;
+  auto flush = [&]() -> Status {
+    const EncodedChunk chunk = MakeChunk(events);
+    FATHOM_RETURN_IF_ERROR(InsertChunkRows(db, insert, events.front().id, {&chunk, 1}, what));
+    events.clear();
+    return Status::Ok();
+  };
   int64_t first_id = last_id + 1;
   for (;;) {
     int rc = sqlite3_step(select.get());
@@ -36,12 +41,9 @@ Status MigrateFromVersion1(const Connection& db, const char* create_schema) {
     select.ColumnText(7, e.attrs);
     first_id = std::min(first_id, static_cast<int64_t>(e.id));
     events.push_back(std::move(e));
-    if (events.size() == kMaxChunkEvents) {
-      FATHOM_RETURN_IF_ERROR(InsertChunkRows(db, insert, events, {}, blob, what));
-      events.clear();
-    }
+    if (events.size() == kMaxChunkEvents) FATHOM_RETURN_IF_ERROR(flush());
   }
-  if (!events.empty()) FATHOM_RETURN_IF_ERROR(InsertChunkRows(db, insert, events, {}, blob, what));
+  if (!events.empty()) FATHOM_RETURN_IF_ERROR(flush());
   select = Statement();
   insert = Statement();
   const std::string finish =

@@ -17,9 +17,6 @@ size_t StringBytes(const Event& e) {
   return e.root.size() + e.path.size() + e.source.size() + e.attrs.size();
 }
 
-uint64_t IdOf(const Event& e) { return e.id; }
-uint64_t IdOf(const Event* e) { return e->id; }
-
 // Appends one chunk: its byte length, then the chunk.
 template <typename Span>
 void EncodeChunkOf(Span events, std::string& out) {
@@ -30,38 +27,70 @@ void EncodeChunkOf(Span events, std::string& out) {
   out.insert(start, length);
 }
 
+// Appends `events` as chunks, each full but the last.
 template <typename Span>
-void EncodeEventListOf(Span events, std::span<const ReadyChunk> ready, bool with_ids,
-                       std::string& out) {
-  PutVarint(out, events.size());
-  if (with_ids && !events.empty()) {
-    PutVarint(out, IdOf(events.front()));
-    for (size_t i = 1; i < events.size(); ++i) PutVarint(out, IdOf(events[i]) - IdOf(events[i - 1]));
+void EncodeChunksOf(Span events, std::string& out) {
+  for (size_t begin = 0; begin < events.size(); begin += store::kMaxChunkEvents) {
+    EncodeChunkOf(events.subspan(begin, std::min(store::kMaxChunkEvents, events.size() - begin)),
+                  out);
   }
-  size_t begin = 0;
-  auto encode_through = [&](size_t end) {
-    while (begin < end) {
-      const size_t n = std::min(store::kMaxChunkEvents, end - begin);
-      EncodeChunkOf(events.subspan(begin, n), out);
-      begin += n;
-    }
-  };
-  for (const auto& r : ready) {
-    encode_through(r.begin);
-    PutString(out, r.chunk);
-    begin = r.begin + r.count;
-  }
-  encode_through(events.size());
 }
+
+// Writes ids as the list does: the first, then increments.
+class IdWriter {
+ public:
+  explicit IdWriter(std::string& out) : out_(out) {}
+  void Put(uint64_t id) {
+    PutVarint(out_, first_ ? id : id - last_);
+    first_ = false;
+    last_ = id;
+  }
+  // `count` contiguous ids from `id`.
+  void PutRange(uint64_t id, size_t count) {
+    if (count == 0) return;
+    Put(id);
+    out_.append(count - 1, '\x01');
+    last_ = id + count - 1;
+  }
+
+ private:
+  std::string& out_;
+  bool first_ = true;
+  uint64_t last_ = 0;
+};
 
 }  // namespace
 
 void EncodeEventList(std::span<const Event> events, bool with_ids, std::string& out) {
-  EncodeEventListOf(events, {}, with_ids, out);
+  PutVarint(out, events.size());
+  if (with_ids) {
+    IdWriter ids(out);
+    for (const auto& e : events) ids.Put(e.id);
+  }
+  EncodeChunksOf(events, out);
 }
-void EncodeEventList(std::span<const Event* const> events, std::span<const ReadyChunk> ready,
-                     bool with_ids, std::string& out) {
-  EncodeEventListOf(events, ready, with_ids, out);
+
+void EncodeEventList(std::span<const EventRun> runs, bool with_ids, std::string& out) {
+  size_t count = 0;
+  for (const auto& r : runs) count += r.chunk.empty() ? r.events.size() : r.count;
+  PutVarint(out, count);
+  if (with_ids) {
+    IdWriter ids(out);
+    for (const auto& r : runs) {
+      if (!r.chunk.empty()) {
+        ids.PutRange(r.first_id, r.count);
+      } else {
+        for (const Event* e : r.events) ids.Put(e->id);
+      }
+    }
+  }
+  for (const auto& r : runs) {
+    if (r.chunk.empty()) {
+      EncodeChunksOf(r.events, out);
+    } else {
+      PutString(out, r.chunk);
+    }
+  }
 }
 
 Status DecodeEventList(BodyReader& reader, bool with_ids, uint64_t after_id,
@@ -102,11 +131,12 @@ Status DecodeEventList(BodyReader& reader, bool with_ids, uint64_t after_id,
     }
   }
 
-  out.reserve(n);
+  if (chunks == nullptr) out.reserve(n);
+  size_t decoded_events = 0;  // or scanned
   size_t string_bytes = 0;
   bool too_large = false;
-  for (size_t chunk = 0; out.size() < n; ++chunk) {
-    const size_t most = std::min(store::kMaxChunkEvents, n - out.size());
+  for (size_t chunk = 0; decoded_events < n; ++chunk) {
+    const size_t most = std::min(store::kMaxChunkEvents, n - decoded_events);
     const std::string chunk_name = "event chunk " + std::to_string(chunk);
     std::string_view blob;
     FATHOM_RETURN_IF_ERROR(reader.View(chunk_name + " length", blob));
@@ -117,31 +147,48 @@ Status DecodeEventList(BodyReader& reader, bool with_ids, uint64_t after_id,
                          std::to_string(store::kMaxChunkEvents) + ")");
     }
     const size_t want = *held;
-    const size_t before = out.size();
-    const Status decoded = store::DecodeChunk(blob, 0, [&](const Event& e) {
-      string_bytes += StringBytes(e);
-      if (string_bytes > kMaxDecodedStringBytes) {
-        too_large = true;
-        return false;
+    const size_t before = decoded_events;
+    Status status;
+    if (chunks != nullptr) {
+      auto summary = store::ScanChunk(blob);
+      status = summary.ok() ? Status::Ok() : summary.status();
+      if (summary.ok() && summary->kindless > 0) {
+        return reader.Fail(chunk_name + " holds " + std::to_string(summary->kindless) +
+                           " events of no kind (a mask without any bit of kind::kAll); every "
+                           "event a collector sends must report one");
       }
-      out.push_back(e);
-      out.back().id = with_ids ? ids[out.size() - 1] : 0;
-      return true;
-    });
+      if (summary.ok()) {
+        decoded_events += summary->count;
+        string_bytes += summary->string_bytes;
+        too_large = string_bytes > kMaxDecodedStringBytes;
+        chunks->push_back({std::make_shared<const std::string>(blob), static_cast<uint32_t>(want),
+                           summary->min_ts, summary->max_ts});
+      }
+    } else {
+      status = store::DecodeChunk(blob, 0, [&](const Event& e) {
+        string_bytes += StringBytes(e);
+        if (string_bytes > kMaxDecodedStringBytes) {
+          too_large = true;
+          return false;
+        }
+        out.push_back(e);
+        out.back().id = with_ids ? ids[out.size() - 1] : 0;
+        ++decoded_events;
+        return true;
+      });
+    }
     if (too_large) {
-      return reader.Fail("the strings of events 0.." + std::to_string(out.size()) +
+      return reader.Fail("the strings of events 0.." + std::to_string(decoded_events) +
                          " exceed " + std::to_string(kMaxDecodedStringBytes) + " bytes");
     }
-    if (!decoded.ok()) {
-      if (out.size() - before == want) {
+    if (!status.ok()) {
+      if (chunks != nullptr) return reader.Fail(chunk_name + " is malformed");
+      if (decoded_events - before == want) {
         return reader.Fail(chunk_name + " has trailing bytes after its " +
                            std::to_string(want) + " events");
       }
-      return reader.Fail("event " + std::to_string(out.size()) + " (in " + chunk_name +
+      return reader.Fail("event " + std::to_string(decoded_events) + " (in " + chunk_name +
                          ") is malformed");
-    }
-    if (chunks != nullptr) {
-      chunks->push_back({std::make_shared<const std::string>(blob), static_cast<uint32_t>(want)});
     }
   }
   return Status::Ok();

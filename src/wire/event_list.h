@@ -27,15 +27,16 @@ namespace fathom::wire {
 inline constexpr size_t kMaxDecodedStringBytes = 64u << 20;
 
 // Appends the event list; `with_ids` writes the ids (increasing), else they are ignored.
-// The second form lists the events pointed to, those covered by `ready` written as those
-// chunks (see ReadyChunk), the rest encoded here.
+// The second form lists the runs' events in order (see EventRun).
 void EncodeEventList(std::span<const Event> events, bool with_ids, std::string& out);
-void EncodeEventList(std::span<const Event* const> events, std::span<const ReadyChunk> ready,
-                     bool with_ids, std::string& out);
+void EncodeEventList(std::span<const EventRun> runs, bool with_ids, std::string& out);
 
 // Reads an event list into `out` (replacing it). Without ids the events get id 0; with ids,
 // every id must lie in (after_id, through_id] and increase. `chunks`, when given, receives
-// each chunk as it came (replacing its contents).
+// the events instead, each chunk as it came (replacing its contents), checked as decoding
+// checks it (store::ScanChunk, the same limits) but not decoded: `out` is left empty (meant
+// for a collector's Batch, whose list has no ids). Such a list is also refused when an event
+// reports no kind (no bit of kind::kAll), as no consumer could ever receive it.
 Status DecodeEventList(BodyReader& reader, bool with_ids, uint64_t after_id,
                        uint64_t through_id, std::vector<Event>& out,
                        std::vector<EncodedChunk>* chunks = nullptr);

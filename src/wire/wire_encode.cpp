@@ -108,11 +108,10 @@ std::string EncodeBatch(std::string_view collector, uint64_t from_position, uint
   return out;
 }
 
-std::string EncodeEvents(uint64_t after_id, uint64_t through_id, std::span<const Event* const> events,
-                         std::span<const ReadyChunk> ready) {
+std::string EncodeEvents(uint64_t after_id, uint64_t through_id, std::span<const EventRun> runs) {
   std::string out;
   EventsHeader(after_id, through_id, out);
-  EncodeEventList(events, ready, /*with_ids=*/true, out);
+  EncodeEventList(runs, /*with_ids=*/true, out);
   return out;
 }
 

@@ -131,23 +131,25 @@ std::string Encode(const Message& message);
 // not sent).
 std::string EncodeBatch(std::string_view collector, uint64_t from_position, uint64_t to_position,
                         std::span<const Event> events);
-// Events of a list already encoded as one chunk: the list's events [begin, begin + count),
-// encoded by store::EncodeChunk from exactly those events (so any chunk they came in).
-struct ReadyChunk {
-  size_t begin = 0;
-  size_t count = 0;
+// A run of an Events message's events: those pointed to (ids increasing), encoded for the
+// message, or, when `chunk` is not empty, `count` events with contiguous ids from `first_id`
+// already encoded as that chunk (store::EncodeChunk of exactly those events), passed on as it
+// is.
+struct EventRun {
+  std::span<const Event* const> events;
   std::string_view chunk;
+  uint64_t first_id = 0;
+  size_t count = 0;
 };
 
-// The frame of Events{after_id, through_id, the events pointed to} (their ids increasing),
-// without copying the events; the events covered by `ready` (in order, not overlapping) are
-// written as those chunks, the others encoded here.
-std::string EncodeEvents(uint64_t after_id, uint64_t through_id, std::span<const Event* const> events,
-                         std::span<const ReadyChunk> ready = {});
+// The frame of Events{after_id, through_id, the runs' events in order} (ids increasing over
+// all runs), without copying events.
+std::string EncodeEvents(uint64_t after_id, uint64_t through_id, std::span<const EventRun> runs);
 
 // Decodes one whole frame. `batch_chunks`, when given, receives a Batch's events as they came,
-// chunk by chunk (so that they can be stored and passed on without being encoded again), and
-// is left empty by every other message.
+// chunk by chunk, checked but not decoded (see DecodeEventList): the Batch's `events` stay
+// empty. The chunks can then be stored and passed on without being decoded or encoded again.
+// Every other message leaves it empty.
 Result<Message> Decode(std::string_view frame, std::vector<EncodedChunk>* batch_chunks = nullptr);
 
 // The type byte of a frame that at least has a valid header (for routing before decoding).

@@ -145,5 +145,41 @@ TEST_F(StoredChunksTest, BatchesOfEverySizeArriveIntactLiveAndFromTheStore) {
   EXPECT_EQ(IntegrityCheck(store_), std::vector<std::string>{"ok"});
 }
 
+// Messages start inside a chunk when a consumer resumes from an id within it or its credit is
+// smaller than a chunk: those events are decoded from the ring's chunk and sent one by one.
+TEST_F(StoredChunksTest, AConsumerResumingInsideAChunkWithLittleCreditGetsEveryEventOnce) {
+  const auto events = Alternating(5000);  // stored as chunks of 4096 and 904 events
+  ASSERT_TRUE(std::holds_alternative<wire::BatchAck>(SendBatch(collector_, "mdt0", 0, 5000, events)));
+  RawClient late{agg_.endpoint(), &keys_.reader, keys_.server.public_key};
+  wire::Subscribe sub;
+  sub.has_since = true;
+  sub.since = 1234;
+  sub.credit = 300;
+  late.Send(sub);
+  auto m = late.ReceiveSkippingHeartbeats();
+  ASSERT_TRUE(m && std::holds_alternative<wire::Subscribed>(*m));
+  auto d = ReceiveThrough(late, 1234, 5000, /*ack=*/true, /*credit=*/300);
+  EXPECT_TRUE(d.contiguous);
+  ASSERT_EQ(d.events.size(), 5000u - 1234u);
+  for (size_t i = 0; i < d.events.size(); ++i) {
+    Event want = events[1234 + i];
+    want.id = 1235 + i;
+    ASSERT_EQ(d.events[i], want) << "event " << i;
+  }
+}
+
+// An event that reports no kind could never reach a consumer: the whole batch is refused as
+// malformed and nothing of it is stored.
+TEST_F(StoredChunksTest, ABatchWithAnEventOfNoKindIsRefusedAndNothingIsStored) {
+  auto events = Alternating(10);
+  events[7].mask = kind::kIsDir;
+  auto answer = SendBatch(collector_, "mdt0", 0, 10, events);
+  auto* error = std::get_if<wire::Error>(&answer);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->code, wire::ErrorCode::kMalformed);
+  EXPECT_NE(error->message.find("no kind"), std::string::npos) << error->message;
+  EXPECT_EQ(SqlColumn(store_, "SELECT count(*) FROM chunks"), std::vector<std::string>{"0"});
+}
+
 }  // namespace
 }  // namespace fathom::testing

@@ -139,6 +139,76 @@ TEST(EventChunk, DamagedAttrsAreRefused) {
   EXPECT_NE(s.message().find("damaged event chunk at id 1"), std::string::npos) << s.message();
 }
 
+std::string EarlierLayoutChunk();
+
+// The scan follows the same walk as decoding without building events: the same counts, ts
+// range and string bytes, each path rebuilt on request, and a stop where the caller says.
+TEST(EventChunk, ScanSummarisesWhatDecodingBuilds) {
+  std::vector<Event> events;
+  for (uint64_t i = 0; i < 300; ++i) {
+    Event e = testing::MakeEvent("/lustre/d" + std::to_string(i % 7) + "/f" + std::to_string(i),
+                                 5000 - static_cast<int64_t>(i % 50) * 3);
+    e.attrs = LustreAttrs(i);
+    e.mask = i == 17 ? kind::kIsDir : kind::kCreate;  // one event of no kind
+    events.push_back(e);
+  }
+  std::string blob;
+  store::EncodeChunk(events, blob);
+  std::vector<std::string> paths;
+  auto summary = store::ScanChunk(blob, [&](std::string_view path) {
+    paths.emplace_back(path);
+    return true;
+  });
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(summary->count, 300u);
+  EXPECT_EQ(summary->min_ts, 5000 - 49 * 3);
+  EXPECT_EQ(summary->max_ts, 5000);
+  EXPECT_EQ(summary->kindless, 1u);
+  uint64_t bytes = 0;
+  for (const auto& e : events) bytes += e.root.size() + e.path.size() + e.source.size() + e.attrs.size();
+  EXPECT_EQ(summary->string_bytes, bytes);
+  ASSERT_EQ(paths.size(), events.size());
+  for (size_t i = 0; i < paths.size(); ++i) EXPECT_EQ(paths[i], events[i].path);
+  EXPECT_EQ(store::ScanChunk(blob)->string_bytes, bytes);  // without paths
+
+  size_t seen = 0;
+  auto stopped = store::ScanChunk(blob, [&](std::string_view) { return ++seen < 10; });
+  ASSERT_TRUE(stopped.ok());
+  EXPECT_EQ(stopped->count, 9u);
+
+  const EncodedChunk made = store::MakeChunk(events);
+  EXPECT_EQ(*made.data, blob);
+  EXPECT_EQ(made.count, 300u);
+  EXPECT_EQ(made.min_ts, summary->min_ts);
+  EXPECT_EQ(made.max_ts, summary->max_ts);
+}
+
+TEST(EventChunk, ScanRefusesExactlyWhatDecodingRefuses) {
+  std::vector<Event> events;
+  for (uint64_t i = 0; i < 40; ++i) {
+    Event e = testing::MakeEvent("/w/f" + std::to_string(i), static_cast<int64_t>(i));
+    e.attrs = LustreAttrs(i);
+    events.push_back(e);
+  }
+  std::string blob;
+  store::EncodeChunk(events, blob);
+  std::mt19937 random(7);
+  size_t refused = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string damaged = blob;
+    const size_t at = random() % damaged.size();
+    damaged[at] = static_cast<char>(random());
+    if (trial % 3 == 0) damaged.resize(at);
+    Status decoded;
+    Decoded(damaged, &decoded);
+    const auto scanned = store::ScanChunk(damaged);
+    ASSERT_EQ(scanned.ok(), decoded.ok()) << "byte " << at << " of trial " << trial;
+    refused += decoded.ok() ? 0 : 1;
+  }
+  EXPECT_GT(refused, 1000u);  // the trials did reach damage
+  EXPECT_TRUE(store::ScanChunk(EarlierLayoutChunk()).ok());
+}
+
 // A chunk as earlier versions wrote it: no marker, attrs as one string.
 std::string EarlierLayoutChunk() {
   std::string chunk;

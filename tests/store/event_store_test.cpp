@@ -523,12 +523,6 @@ TEST(EventStore, ReplayAcrossChunksHonoursSincePrefixAndLimitInsideAChunk) {
   EXPECT_EQ(ReplayAll(*store, Query(9'999)).size(), 1u);
 }
 
-EncodedChunk ChunkOf(std::span<const Event> events) {
-  auto data = std::make_shared<std::string>();
-  store::EncodeChunk(events, *data);
-  return {std::move(data), static_cast<uint32_t>(events.size())};
-}
-
 TEST(EventStore, EncodedChunksAreStoredAsTheyAreOneRowEach) {
   testing::TempDir dir;
   const std::string db = dir / "events.db";
@@ -536,30 +530,42 @@ TEST(EventStore, EncodedChunksAreStoredAsTheyAreOneRowEach) {
   ASSERT_NE(store, nullptr);
   auto batch = MakeBatch(1000);
   batch[5].attrs = R"({"fid":"0x1:0x2"})";
+  batch[10].ts_ns = 5;  // the oldest, inside the first chunk
   const auto events = std::span<const Event>(batch);
-  const std::vector<EncodedChunk> chunks{ChunkOf(events.first(700)), ChunkOf(events.subspan(700))};
+  const std::vector<EncodedChunk> chunks{store::MakeChunk(events.first(700)),
+                                         store::MakeChunk(events.subspan(700))};
   const SourcePosition position{"mdt0", 1000};
-  Status s = store->Append(batch, chunks, std::span<const SourcePosition>(&position, 1));
-  ASSERT_TRUE(s.ok()) << s.message();
+  auto first = store->AppendChunks(chunks, std::span<const SourcePosition>(&position, 1));
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first.value(), 1u);
   EXPECT_EQ(testing::SqlColumn(db, "SELECT first_id || '-' || last_id FROM chunks ORDER BY first_id"),
             (std::vector<std::string>{"1-700", "701-1000"}));
+  EXPECT_EQ(testing::SqlColumn(db, "SELECT min_ts || '-' || max_ts FROM chunks ORDER BY first_id"),
+            (std::vector<std::string>{"5-" + std::to_string(batch[699].ts_ns),
+                                      std::to_string(batch[700].ts_ns) + "-" +
+                                          std::to_string(batch[999].ts_ns)}));
   EXPECT_EQ(testing::SqlColumn(db, "SELECT hex(data) FROM chunks ORDER BY first_id"),
             (std::vector<std::string>{testing::Hex(*chunks[0].data), testing::Hex(*chunks[1].data)}));
+  for (size_t i = 0; i < batch.size(); ++i) batch[i].id = i + 1;
   EXPECT_EQ(ReplayAll(*store), batch);
   EXPECT_EQ(store->Position("mdt0").value(), 1000u);
+  // The next chunks continue the ids.
+  auto next = store->AppendChunks(std::vector<EncodedChunk>{store::MakeChunk(events.first(3))}, {});
+  ASSERT_TRUE(next.ok()) << next.status().message();
+  EXPECT_EQ(next.value(), 1001u);
+  EXPECT_EQ(LastIdOf(*store), 1003u);
 }
 
-TEST(EventStore, EncodedChunksThatDoNotHoldTheBatchAreRefusedAndNothingIsStored) {
+TEST(EventStore, EncodedChunksWithoutEventsAreRefusedAndNothingIsStored) {
   testing::TempDir dir;
   auto store = OpenOrDie(WriterOptions(dir / "events.db"));
   ASSERT_NE(store, nullptr);
   auto batch = MakeBatch(100);
-  const auto events = std::span<const Event>(batch);
-  const std::vector<EncodedChunk> short_of_it{ChunkOf(events.first(99))};
+  const std::vector<EncodedChunk> with_an_empty_one{store::MakeChunk(batch), EncodedChunk{}};
   const SourcePosition position{"mdt0", 100};
-  Status s = store->Append(batch, short_of_it, std::span<const SourcePosition>(&position, 1));
+  auto s = store->AppendChunks(with_an_empty_one, std::span<const SourcePosition>(&position, 1));
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("hold 99 events"), std::string::npos) << s.message();
+  EXPECT_NE(s.status().message().find("holds no events"), std::string::npos) << s.status().message();
   EXPECT_EQ(LastIdOf(*store), 0u);
   EXPECT_EQ(store->Position("mdt0").value(), 0u);
   EXPECT_TRUE(ReplayAll(*store).empty());

@@ -166,7 +166,8 @@ TEST(WireRoundTrip, EventsEncodedFromPointersAreTheSameFrame) {
     pointers.push_back(&ring[i]);
   }
   const std::string expected = Encode(Events{500, 10500, picked});
-  EXPECT_EQ(EncodeEvents(500, 10500, pointers), expected);
+  const EventRun run{pointers};
+  EXPECT_EQ(EncodeEvents(500, 10500, {&run, 1}), expected);
   EXPECT_EQ(EncodeEvents(7, 9, {}), Encode(Events{7, 9, {}}));
   const Events out = RoundTrip(Events{500, 10500, picked});
   EXPECT_EQ(out.events, picked);
@@ -179,16 +180,23 @@ TEST(WireRoundTrip, BatchEncodedInPlaceIsTheSameFrame) {
   EXPECT_EQ(EncodeBatch("", 0, 0, {}), Encode(Batch{"", 0, 0, {}}));
 }
 
-// The aggregator stores and passes on a Batch's chunks as they came.
+// The aggregator stores and passes on a Batch's chunks as they came, without decoding them.
 TEST(WireRoundTrip, BatchChunksAreKeptAsTheyCame) {
-  const auto events = TypicalEvents(5000, 1);
+  auto events = TypicalEvents(5000, 1);
+  events[4500].ts_ns = 7;  // the oldest, in the second chunk
   const std::string frame = EncodeBatch("mdt0", 0, 5000, events);
   std::vector<EncodedChunk> chunks;
   auto decoded = Decode(frame, &chunks);
   ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_TRUE(std::get<Batch>(*decoded).events.empty());  // the chunks hold them
+  EXPECT_EQ(std::get<Batch>(*decoded).to_position, 5000u);
   ASSERT_EQ(chunks.size(), 2u);
   EXPECT_EQ(chunks[0].count, store::kMaxChunkEvents);
   EXPECT_EQ(chunks[1].count, 5000 - store::kMaxChunkEvents);
+  EXPECT_EQ(chunks[0].min_ts, events[0].ts_ns);
+  EXPECT_EQ(chunks[0].max_ts, events[store::kMaxChunkEvents - 1].ts_ns);
+  EXPECT_EQ(chunks[1].min_ts, 7);
+  EXPECT_EQ(chunks[1].max_ts, events[4999].ts_ns);
   size_t next = 0;
   for (const auto& c : chunks) {
     EXPECT_NE(frame.find(*c.data), std::string::npos);  // the very bytes of the frame
@@ -205,6 +213,25 @@ TEST(WireRoundTrip, BatchChunksAreKeptAsTheyCame) {
   EXPECT_TRUE(chunks.empty());  // only a Batch fills them
 }
 
+// A Batch whose chunks are kept is checked as decoding checks it, and an event that reports
+// no kind (which no consumer could receive) is refused there.
+TEST(WireRoundTrip, KeptBatchChunksAreCheckedAndEventsOfNoKindRefused) {
+  auto events = TypicalEvents(100, 1);
+  events[60].mask = kind::kIsDir;  // a flag, not a kind
+  const std::string frame = EncodeBatch("mdt0", 0, 100, events);
+  ASSERT_TRUE(Decode(frame).ok());
+  std::vector<EncodedChunk> chunks;
+  auto kept = Decode(frame, &chunks);
+  ASSERT_FALSE(kept.ok());
+  EXPECT_NE(kept.status().message().find("events of no kind"), std::string::npos)
+      << kept.status().message();
+
+  std::string damaged = EncodeBatch("mdt0", 0, 100, TypicalEvents(100, 1));
+  damaged[damaged.size() - 3] = '\x7f';  // inside the last event's attrs
+  const bool decodes = Decode(damaged).ok();
+  EXPECT_EQ(Decode(damaged, &chunks).ok(), decodes);
+}
+
 // Events passed on in the chunks they were stored as decode as if encoded whole.
 TEST(WireRoundTrip, EventsWithReadyChunksAreTheEventsWithThoseChunksInside) {
   const auto ring = TypicalEvents(6000, 101);
@@ -213,8 +240,12 @@ TEST(WireRoundTrip, EventsWithReadyChunksAreTheEventsWithThoseChunksInside) {
   std::string first, second;  // events [0, 300) and [1000, 5096): either end and the middle
   store::EncodeChunk(std::span<const Event>(ring).first(300), first);
   store::EncodeChunk(std::span<const Event>(ring).subspan(1000, store::kMaxChunkEvents), second);
-  const std::vector<ReadyChunk> ready{{0, 300, first}, {1000, store::kMaxChunkEvents, second}};
-  const std::string frame = EncodeEvents(100, 6100, pointers, ready);
+  const std::span<const Event* const> all(pointers);
+  const std::vector<EventRun> runs{{{}, first, 101, 300},
+                                   {all.subspan(300, 700), {}, 0, 0},
+                                   {{}, second, 1101, store::kMaxChunkEvents},
+                                   {all.subspan(1000 + store::kMaxChunkEvents), {}, 0, 0}};
+  const std::string frame = EncodeEvents(100, 6100, runs);
   EXPECT_NE(frame.find(first), std::string::npos);
   EXPECT_NE(frame.find(second), std::string::npos);
   auto decoded = Decode(frame);
