@@ -49,6 +49,14 @@ struct EncodedChunk {
   int64_t max_ts = 0;
 };
 
+// A stored chunk as ReplayChunks() reads it: its events have ids first_id, first_id + 1, ...
+// but those below `first_held` (the oldest id the store holds) are gone.
+struct StoredChunk {
+  uint64_t first_id = 0;
+  uint64_t first_held = 0;
+  EncodedChunk chunk;
+};
+
 struct ReplayQuery {
   uint64_t since_id = 0;       // events with id > since_id
   std::string path_prefix;     // only paths equal to it or under it ("" = all)
@@ -78,6 +86,10 @@ class EventStore {
   virtual Result<uint64_t> Position(std::string_view source) = 0;
   // Calls `fn` for each matching event in id order until it returns false.
   virtual Status Replay(const ReplayQuery& query, const std::function<bool(const Event&)>& fn) = 0;
+  // Calls `fn` with each stored chunk holding ids after `since_id`, in id order, until it
+  // returns false: the blobs as stored, not decoded nor checked (see store::ScanChunk).
+  virtual Status ReplayChunks(uint64_t since_id,
+                              const std::function<bool(const StoredChunk&)>& fn) = 0;
   // The highest id ever assigned (0 for a new store).
   virtual Result<uint64_t> LastId() = 0;
   // The lowest id still held (0 when empty): replay from below it has lost events.

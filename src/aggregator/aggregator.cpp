@@ -30,7 +30,6 @@ using security::ZmqFrame;
 using security::ZmqSocket;
 
 constexpr size_t kMaxEventsPerMessage = 4096;
-constexpr size_t kMaxBytesPerMessage = 4u << 20;
 constexpr size_t kMaxScanPerMessage = 1u << 16;
 constexpr int kMessagesPerPump = 4;
 constexpr size_t kReceivesPerTurn = 512;
@@ -53,10 +52,6 @@ struct ClientView {
 };
 
 const std::vector<std::string> kEverything{"/"};
-
-size_t EventBytes(const Event& e) {
-  return e.path.size() + e.root.size() + e.source.size() + e.attrs.size() + 32;
-}
 
 }  // namespace
 
@@ -409,12 +404,8 @@ void Aggregator::State::TakeReplays() {
       DropSession(who);
       continue;
     }
-    if (result.after_id != s.cursor) continue;
-    const uint64_t last_event = result.events.empty() ? 0 : result.events.back().id;
-    const auto count = static_cast<uint32_t>(result.events.size());
-    auto frame = std::make_shared<const std::string>(
-        wire::Encode(wire::Events{result.after_id, result.through_id, std::move(result.events)}));
-    s.waiting = ConsumerSession::Waiting{std::move(frame), result.through_id, last_event, count};
+    if (result.after_id != s.cursor || !result.message) continue;
+    s.waiting = std::move(*result.message);
   }
 }
 
@@ -423,64 +414,9 @@ std::optional<ConsumerSession::Waiting> Aggregator::State::NextMessage(const Con
   for (const auto& m : made) {
     if (m.after_id == s.cursor && m.max_events == max_events && *m.filter == s.filter) return m.message;
   }
-  const bool everything = s.filter.MatchesEverything();
-  std::vector<const Event*> events;  // those encoded for this message
-  events.reserve(max_events);
-  struct Run {
-    size_t begin, count;             // of `events`, when chunk is null
-    const EventRing::Chunk* chunk;   // passed on whole
-  };
-  std::vector<Run> runs;
-  auto add_event = [&](const Event& e) {
-    if (runs.empty() || runs.back().chunk != nullptr) runs.push_back({events.size(), 0, nullptr});
-    events.push_back(&e);
-    ++runs.back().count;
-  };
-  size_t count = 0, bytes = 0;
-  uint64_t through = s.cursor, last_event = 0;
   const uint64_t end = std::min<uint64_t>(ring.last_id(), s.cursor + kMaxScanPerMessage);
-  for (size_t index = ring.IndexOf(s.cursor + 1);
-       through < end && count < max_events && bytes < kMaxBytesPerMessage; ++index) {
-    const EventRing::Chunk& c = ring.At(index);
-    const uint64_t id = through + 1;
-    const bool whole = id == c.first_id && c.last_id() <= end && count + c.chunk.count <= max_events;
-    if (!whole && id == c.first_id && count > 0) break;  // the next message starts with it whole
-    const std::vector<Event>* decoded = everything && whole ? nullptr : ring.EventsOf(index);
-    if (decoded == nullptr && !(everything && whole)) return std::nullopt;
-    const bool all_match =
-        whole && (everything || std::all_of(decoded->begin(), decoded->end(),
-                                             [&](const Event& e) { return s.filter.Matches(e); }));
-    if (all_match) {
-      runs.push_back({0, c.chunk.count, &c});
-      count += c.chunk.count;
-      bytes += c.chunk.data->size();
-      through = last_event = c.last_id();
-      continue;
-    }
-    const uint64_t last = std::min(c.last_id(), end);
-    for (uint64_t next = id; next <= last && count < max_events && bytes < kMaxBytesPerMessage; ++next) {
-      const Event& e = (*decoded)[next - c.first_id];
-      through = next;
-      if (!s.filter.Matches(e)) continue;
-      add_event(e);
-      ++count;
-      bytes += EventBytes(e);
-      last_event = next;
-    }
-  }
-  std::vector<wire::EventRun> parts;
-  parts.reserve(runs.size());
-  for (const auto& r : runs) {
-    if (r.chunk != nullptr) {
-      parts.push_back({{}, *r.chunk->chunk.data, r.chunk->first_id, r.chunk->chunk.count});
-    } else {
-      parts.push_back({std::span<const Event* const>(events).subspan(r.begin, r.count), {}, 0, 0});
-    }
-  }
-  ConsumerSession::Waiting message{
-      std::make_shared<const std::string>(wire::EncodeEvents(s.cursor, through, parts)), through,
-      last_event, static_cast<uint32_t>(count)};
-  made.push_back({s.cursor, max_events, &s.filter, message});
+  auto message = BuildEventsMessage(ring, s.cursor, end, max_events, s.filter);
+  if (message) made.push_back({s.cursor, max_events, &s.filter, *message});
   return message;
 }
 

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "aggregator/consumer_filter.h"
+#include "aggregator/events_message.h"
 
 namespace fathom::aggregator {
 
@@ -31,12 +32,7 @@ struct ConsumerSession {
 
   // An Events frame the peer could not take yet, with what it covers. Shared with other
   // sessions that were due the same message.
-  struct Waiting {
-    std::shared_ptr<const std::string> frame;
-    uint64_t through_id = 0;
-    uint64_t last_event_id = 0;
-    uint32_t count = 0;
-  };
+  using Waiting = EventsMessage;
   std::optional<Waiting> waiting;
 
   // Matching events sent beyond `acked`: (last event id of a message, its event count).

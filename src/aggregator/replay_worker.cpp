@@ -1,6 +1,10 @@
 // replay_worker.cpp — bounded replay slices from the store.
 #include "aggregator/replay_worker.h"
 
+#include <algorithm>
+
+#include "store/event_chunk.h"
+
 namespace fathom::aggregator {
 
 void ReplayWorker::Request(ReplayRequest request) {
@@ -33,31 +37,41 @@ ReplayResult ReplayWorker::Slice(const ReplayRequest& request) {
   ReplayResult result;
   result.session = request.session;
   result.after_id = request.after_id;
-  result.through_id = request.after_id;
-  uint64_t expected = request.after_id + 1;
-  uint64_t scanned = 0;
-  ReplayQuery query;
-  query.since_id = request.after_id;
-  result.status = reader_->Replay(query, [&](const Event& e) {
-    if (e.id != expected) {
-      result.gone = {expected, std::min(e.id - 1, request.upto)};
+  const uint64_t end = std::min(request.upto, request.after_id + kMaxScan);
+  std::vector<EncodedChunk> chunks;
+  uint64_t first_id = 0, first_held = 0;
+  Status damaged;
+  result.status = reader_->ReplayChunks(request.after_id, [&](const StoredChunk& c) {
+    if (c.first_id > end) return false;
+    auto checked = store::ScanChunk(*c.chunk.data);
+    if (!checked.ok() || checked.value().count != c.chunk.count) {
+      damaged = Status::Error("the stored chunk of ids " + std::to_string(c.first_id) + ".." +
+                                    std::to_string(c.first_id + c.chunk.count - 1) +
+                                    " is damaged: the store file is corrupt");
       return false;
     }
-    if (e.id > request.upto) return false;
-    ++expected;
-    ++scanned;
-    result.through_id = e.id;
-    if (request.filter.Matches(e)) result.events.push_back(e);
-    return result.events.size() < request.max_events && scanned < kMaxScan &&
-           e.id < request.upto;
+    if (chunks.empty()) first_id = c.first_id;
+    first_held = c.first_held;
+    chunks.push_back(c.chunk);
+    return c.first_id + c.chunk.count - 1 < end;
   });
-  if (result.status.ok() && !result.gone && scanned == 0 && request.upto > request.after_id) {
-    result.gone = {expected, request.upto};
-  }
-  if (result.gone) {
-    result.events.clear();
+  if (result.status.ok()) result.status = damaged;
+  if (!result.status.ok() || end <= request.after_id) return result;
+  const uint64_t expected = request.after_id + 1;
+  const uint64_t held_from = chunks.empty() ? request.upto + 1 : std::max(first_id, first_held);
+  if (held_from > expected) {
+    result.gone = {expected, std::min(held_from - 1, request.upto)};
     auto first = reader_->FirstId();
     result.first_held = first.ok() ? first.value() : 0;
+    return result;
+  }
+  EventRing slice(SIZE_MAX, first_id - 1);
+  slice.Append(first_id, std::move(chunks));
+  result.message = BuildEventsMessage(slice, request.after_id, std::min(end, slice.last_id()),
+                                      request.max_events, request.filter);
+  if (!result.message) {
+    result.status = Status::Error("a stored chunk after id " + std::to_string(request.after_id) +
+                                  " does not decode: the store file is corrupt");
   }
   return result;
 }

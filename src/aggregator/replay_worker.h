@@ -1,11 +1,14 @@
-// replay_worker.h — the replay thread: reads, from a read-only store connection, the events a
-// consumer behind the in-memory ring needs, one bounded slice per request, in request order,
-// so a replaying consumer never stalls commits or other consumers.
+// replay_worker.h — the replay thread: reads, from a read-only store connection, the chunks a
+// consumer behind the in-memory ring needs and makes its next Events message from them, one
+// bounded slice per request, in request order, so a replaying consumer never stalls commits or
+// other consumers.
 //
 // A slice covers ids (after_id, through_id] with through_id <= upto, at most `max_events`
-// matching events and at most kMaxScan ids. When ids in the range are gone from the store
-// (retention, purge), the answer names them instead. Request() from the network thread;
-// results come back through a Mailbox. Run() on one thread until Close().
+// matching events and at most kMaxScan ids. The chunks are checked (store::ScanChunk) and the
+// message built as live ones are (events_message.h): stored chunks pass on as they are. When
+// ids in the range are gone from the store (retention, purge), the answer names them instead.
+// Request() from the network thread; results come back through a Mailbox. Run() on one thread
+// until Close().
 #pragma once
 
 #include <condition_variable>
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "aggregator/consumer_filter.h"
+#include "aggregator/events_message.h"
 #include "aggregator/mailbox.h"
 #include "fathom/store.h"
 
@@ -34,8 +38,7 @@ struct ReplayRequest {
 struct ReplayResult {
   uint64_t session = 0;
   uint64_t after_id = 0;
-  uint64_t through_id = 0;
-  std::vector<Event> events;
+  std::optional<EventsMessage> message;               // unless gone or failed
   std::optional<std::pair<uint64_t, uint64_t>> gone;  // ids no longer held
   uint64_t first_held = 0;                            // with `gone`
   Status status;                                      // a store failure

@@ -73,6 +73,8 @@ class SqliteStore final : public EventStore {
                                 std::span<const SourcePosition> positions) override;
   Result<uint64_t> Position(std::string_view source) override;
   Status Replay(const ReplayQuery& query, const std::function<bool(const Event&)>& fn) override;
+  Status ReplayChunks(uint64_t since_id,
+                      const std::function<bool(const StoredChunk&)>& fn) override;
   Result<uint64_t> LastId() override;
   Result<uint64_t> FirstId() override;
   Status Prune() override;
@@ -351,6 +353,37 @@ Status SqliteStore::Replay(const ReplayQuery& query, const std::function<bool(co
                                .WithContext("event store " + options_.path));
   }
   return Status::Ok();
+}
+
+Status SqliteStore::ReplayChunks(uint64_t since_id,
+                                 const std::function<bool(const StoredChunk&)>& fn) {
+  // One statement, so the retention floor and the chunks come from the same snapshot.
+  FATHOM_ASSIGN_OR_RETURN(
+      Statement stmt,
+      db_.Prepare("SELECT first_id, last_id, min_ts, max_ts, data, "
+                  "(SELECT value FROM meta WHERE key = 'first_id') "
+                  "FROM chunks WHERE last_id > ?1 ORDER BY first_id",
+                  "preparing the replay of chunks"));
+  stmt.BindInt(1, static_cast<int64_t>(std::min<uint64_t>(since_id, INT64_MAX)));
+  StoredChunk c;
+  for (;;) {
+    int rc = sqlite3_step(stmt.get());
+    if (rc == SQLITE_DONE) return Status::Ok();
+    if (rc != SQLITE_ROW) return db_.Error(rc, "replaying chunks");
+    c.first_id = static_cast<uint64_t>(stmt.ColumnInt(0));
+    const auto last_id = static_cast<uint64_t>(stmt.ColumnInt(1));
+    if (last_id < c.first_id || last_id - c.first_id >= kMaxChunkEvents) {
+      return Status::Error("event store " + options_.path + ": the chunk of ids " +
+                           std::to_string(c.first_id) + ".." + std::to_string(last_id) +
+                           " is damaged: the file is corrupt; move it aside");
+    }
+    c.chunk.count = static_cast<uint32_t>(last_id - c.first_id + 1);
+    c.chunk.min_ts = stmt.ColumnInt(2);
+    c.chunk.max_ts = stmt.ColumnInt(3);
+    c.chunk.data = std::make_shared<const std::string>(stmt.ColumnBlob(4));
+    c.first_held = static_cast<uint64_t>(stmt.ColumnInt(5));
+    if (!fn(c)) return Status::Ok();
+  }
 }
 
 Result<uint64_t> SqliteStore::Position(std::string_view source) {

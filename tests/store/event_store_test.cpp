@@ -556,6 +556,37 @@ TEST(EventStore, EncodedChunksAreStoredAsTheyAreOneRowEach) {
   EXPECT_EQ(LastIdOf(*store), 1003u);
 }
 
+TEST(EventStore, ChunksReplayAsStoredWithTheOldestIdHeld) {
+  testing::TempDir dir;
+  auto store = OpenOrDie(WriterOptions(dir / "events.db"));
+  ASSERT_NE(store, nullptr);
+  auto batch = MakeBatch(1000);
+  const auto events = std::span<const Event>(batch);
+  const std::vector<EncodedChunk> chunks{store::MakeChunk(events.first(400)),
+                                         store::MakeChunk(events.subspan(400))};
+  ASSERT_TRUE(store->AppendChunks(chunks, {}).ok());
+  ASSERT_TRUE(store->PurgeThrough(450).ok());  // the second chunk straddles the floor
+  std::vector<StoredChunk> read;
+  Status s = store->ReplayChunks(10, [&](const StoredChunk& c) {
+    read.push_back(c);
+    return true;
+  });
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(read.size(), 1u);  // the first chunk is gone whole
+  EXPECT_EQ(read[0].first_id, 401u);
+  EXPECT_EQ(read[0].first_held, 451u);
+  EXPECT_EQ(read[0].chunk.count, 600u);
+  EXPECT_EQ(*read[0].chunk.data, *chunks[1].data);
+  EXPECT_EQ(read[0].chunk.min_ts, chunks[1].min_ts);
+  EXPECT_EQ(read[0].chunk.max_ts, chunks[1].max_ts);
+  read.clear();
+  ASSERT_TRUE(store->ReplayChunks(1000, [&](const StoredChunk& c) {
+    read.push_back(c);
+    return true;
+  }).ok());
+  EXPECT_TRUE(read.empty());
+}
+
 TEST(EventStore, EncodedChunksWithoutEventsAreRefusedAndNothingIsStored) {
   testing::TempDir dir;
   auto store = OpenOrDie(WriterOptions(dir / "events.db"));
