@@ -37,7 +37,9 @@ ReplayResult ReplayWorker::Slice(const ReplayRequest& request) {
   ReplayResult result;
   result.session = request.session;
   result.after_id = request.after_id;
-  const uint64_t end = std::min(request.upto, request.after_id + kMaxScan);
+  // A filter that selects everything takes max_events ids; others may need to look further.
+  const uint64_t scan = request.filter.MatchesEverything() ? request.max_events : kMaxScan;
+  const uint64_t end = std::min(request.upto, request.after_id + std::max<uint64_t>(scan, 1));
   std::vector<EncodedChunk> chunks;
   uint64_t first_id = 0, first_held = 0;
   Status damaged;

@@ -58,6 +58,12 @@ struct WriterStatements {
   }
 };
 
+// The chunks holding ids after ?1: from the one holding ?1 + 1 on (a search of the primary
+// key, not a scan of every row's last_id).
+constexpr const char* kChunksAfterSql =
+    "first_id >= coalesce((SELECT max(first_id) FROM chunks WHERE first_id <= ?1 + 1), 0) "
+    "AND last_id > ?1";
+
 class SqliteStore final : public EventStore {
  public:
   SqliteStore(StoreOptions options, Connection db, WriterStatements w,
@@ -332,7 +338,7 @@ Status SqliteStore::Replay(const ReplayQuery& query, const std::function<bool(co
   FATHOM_ASSIGN_OR_RETURN(
       Statement stmt,
       db_.Prepare("SELECT first_id, data, (SELECT value FROM meta WHERE key = 'first_id') "
-                  "FROM chunks WHERE last_id > ?1 ORDER BY first_id",
+                  "FROM chunks WHERE " + std::string(kChunksAfterSql) + " ORDER BY first_id",
                   "preparing the replay"));
   stmt.BindInt(1, static_cast<int64_t>(std::min<uint64_t>(query.since_id, INT64_MAX)));
   uint64_t remaining = query.limit == 0 ? UINT64_MAX : query.limit;
@@ -362,7 +368,7 @@ Status SqliteStore::ReplayChunks(uint64_t since_id,
       Statement stmt,
       db_.Prepare("SELECT first_id, last_id, min_ts, max_ts, data, "
                   "(SELECT value FROM meta WHERE key = 'first_id') "
-                  "FROM chunks WHERE last_id > ?1 ORDER BY first_id",
+                  "FROM chunks WHERE " + std::string(kChunksAfterSql) + " ORDER BY first_id",
                   "preparing the replay of chunks"));
   stmt.BindInt(1, static_cast<int64_t>(std::min<uint64_t>(since_id, INT64_MAX)));
   StoredChunk c;
