@@ -30,6 +30,7 @@ using security::ZmqFrame;
 using security::ZmqSocket;
 
 constexpr size_t kMaxEventsPerMessage = 4096;
+constexpr size_t kMaxEventsPerReplay = 1u << 16;  // in the messages of one replay slice
 constexpr size_t kMaxScanPerMessage = 1u << 16;
 constexpr int kMessagesPerPump = 4;
 constexpr size_t kReceivesPerTurn = 512;
@@ -113,7 +114,9 @@ struct Aggregator::State {
   // nullopt when a chunk of the ring does not decode (then the store serves the session).
   std::optional<ConsumerSession::Waiting> NextMessage(const ConsumerSession& s, size_t max_events);
   void Pump(ConsumerSession& s);
-  bool PumpAll();  // true when some session waits on a full peer queue
+  // Returns how long the next poll may wait: 0 when a session has more to send now,
+  // kBlockedPoll when one waits on a full peer queue, else kIdlePoll.
+  std::chrono::milliseconds PumpAll();
   void Heartbeats(Clock::time_point now);
   void Sweep(Clock::time_point now);
   void FlushPositions();
@@ -404,8 +407,10 @@ void Aggregator::State::TakeReplays() {
       DropSession(who);
       continue;
     }
-    if (result.after_id != s.cursor || !result.message) continue;
-    s.waiting = std::move(*result.message);
+    if (result.after_id != s.cursor || result.messages.empty()) continue;
+    s.waiting = std::move(result.messages.front());
+    s.replayed.assign(std::make_move_iterator(result.messages.begin() + 1),
+                      std::make_move_iterator(result.messages.end()));
   }
 }
 
@@ -425,12 +430,17 @@ void Aggregator::State::Pump(ConsumerSession& s) {
     if (!s.waiting) {
       if (s.gone || s.replaying || s.cursor >= ring.last_id() || s.Available() == 0) return;
       const size_t max_events = std::min<uint64_t>(s.Available(), kMaxEventsPerMessage);
-      if (ring.Holds(s.cursor + 1)) s.waiting = NextMessage(s, max_events);
+      if (!s.replayed.empty()) {
+        s.waiting = std::move(s.replayed.front());
+        s.replayed.pop_front();
+      } else if (ring.Holds(s.cursor + 1)) {
+        s.waiting = NextMessage(s, max_events);
+      }
       if (!s.waiting) {
         s.replaying = true;
-        replay_worker->Request(ReplayRequest{s.number, s.cursor,
-                                             ring.Holds(s.cursor + 1) ? ring.last_id() : ring.first_id() - 1,
-                                             max_events, s.filter});
+        replay_worker->Request(ReplayRequest{
+            s.number, s.cursor, ring.Holds(s.cursor + 1) ? ring.last_id() : ring.first_id() - 1,
+            max_events, std::min<uint64_t>(s.Available(), kMaxEventsPerReplay), s.filter});
         return;
       }
     }
@@ -451,20 +461,22 @@ void Aggregator::State::Pump(ConsumerSession& s) {
   }
 }
 
-bool Aggregator::State::PumpAll() {
-  bool blocked = false;
+std::chrono::milliseconds Aggregator::State::PumpAll() {
+  bool blocked = false, more = false;
   std::vector<std::string> gone;
   for (auto& [peer, s] : sessions) {
     Pump(s);
     if (s.gone) gone.push_back(peer);
     blocked = blocked || s.waiting.has_value();
+    more = more || (!s.waiting && !s.gone && !s.replaying && s.Available() > 0 &&
+                    (!s.replayed.empty() || s.cursor < ring.last_id()));
   }
   made.clear();
   for (const auto& peer : gone) {
     DropSession(peer);
     peers.erase(peer);
   }
-  return blocked;
+  return more ? std::chrono::milliseconds(0) : blocked ? kBlockedPoll : kIdlePoll;
 }
 
 void Aggregator::State::Heartbeats(Clock::time_point now) {
@@ -509,12 +521,11 @@ void Aggregator::State::Serve() {
   auto next_flush = Clock::now() + kPositionFlushInterval;
   auto next_sweep = Clock::now() + kSweepInterval;
   auto next_stats = Clock::now() + options.stats_interval;
-  bool blocked = false;
+  auto timeout = kIdlePoll;
   while (!stop.load()) {
     zmq_pollitem_t items[2] = {{nullptr, wakeup.fd(), ZMQ_POLLIN, 0},
                                {router.get(), 0, ZMQ_POLLIN, 0}};
     const bool reading = !queue.Full();
-    const auto timeout = blocked ? kBlockedPoll : kIdlePoll;
     if (zmq_poll(items, reading ? 2 : 1, static_cast<long>(timeout.count())) < 0 &&
         zmq_errno() == ETERM) {
       break;
@@ -531,7 +542,7 @@ void Aggregator::State::Serve() {
         ReceiveOne();
       }
     }
-    blocked = PumpAll();
+    timeout = PumpAll();
     const auto now = Clock::now();
     Heartbeats(now);
     if (now >= next_flush) {

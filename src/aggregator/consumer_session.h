@@ -34,6 +34,8 @@ struct ConsumerSession {
   // sessions that were due the same message.
   using Waiting = EventsMessage;
   std::optional<Waiting> waiting;
+  // Messages a replay slice made beyond the first, each continuing the one before: sent next.
+  std::deque<Waiting> replayed;
 
   // Matching events sent beyond `acked`: (last event id of a message, its event count).
   std::deque<std::pair<uint64_t, uint32_t>> in_flight;

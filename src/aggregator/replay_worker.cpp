@@ -38,7 +38,7 @@ ReplayResult ReplayWorker::Slice(const ReplayRequest& request) {
   result.session = request.session;
   result.after_id = request.after_id;
   // A filter that selects everything takes max_events ids; others may need to look further.
-  const uint64_t scan = request.filter.MatchesEverything() ? request.max_events : kMaxScan;
+  const uint64_t scan = request.filter.MatchesEverything() ? request.budget : kMaxScan;
   const uint64_t end = std::min(request.upto, request.after_id + std::max<uint64_t>(scan, 1));
   std::vector<EncodedChunk> chunks;
   uint64_t first_id = 0, first_held = 0;
@@ -69,11 +69,22 @@ ReplayResult ReplayWorker::Slice(const ReplayRequest& request) {
   }
   EventRing slice(SIZE_MAX, first_id - 1);
   slice.Append(first_id, std::move(chunks));
-  result.message = BuildEventsMessage(slice, request.after_id, std::min(end, slice.last_id()),
-                                      request.max_events, request.filter);
-  if (!result.message) {
-    result.status = Status::Error("a stored chunk after id " + std::to_string(request.after_id) +
-                                  " does not decode: the store file is corrupt");
+  const uint64_t last = std::min(end, slice.last_id());
+  uint64_t after = request.after_id;
+  size_t sent = 0;
+  while (after < last && sent < request.budget) {
+    auto message = BuildEventsMessage(slice, after, last,
+                                      std::min(request.max_events, request.budget - sent),
+                                      request.filter);
+    if (!message) {
+      result.status = Status::Error("a stored chunk after id " + std::to_string(after) +
+                                    " does not decode: the store file is corrupt");
+      result.messages.clear();
+      break;
+    }
+    after = message->through_id;
+    sent += message->count;
+    result.messages.push_back(std::move(*message));
   }
   return result;
 }

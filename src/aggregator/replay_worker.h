@@ -3,9 +3,11 @@
 // bounded slice per request, in request order, so a replaying consumer never stalls commits or
 // other consumers.
 //
-// A slice covers ids (after_id, through_id] with through_id <= upto, at most `max_events`
-// matching events and at most kMaxScan ids. The chunks are checked (store::ScanChunk) and the
-// message built as live ones are (events_message.h): stored chunks pass on as they are. When
+// A slice covers ids after after_id through at most upto in consecutive messages of at most
+// `max_events` matching events each, `budget` events together (a consumer that takes
+// everything: as many ids; others: at most kMaxScan ids, as filtering may skip most). The
+// chunks are checked (store::ScanChunk) and the messages built as live ones are
+// (events_message.h): stored chunks pass on as they are. When
 // ids in the range are gone from the store (retention, purge), the answer names them instead.
 // Request() from the network thread; results come back through a Mailbox. Run() on one thread
 // until Close().
@@ -31,14 +33,15 @@ struct ReplayRequest {
   uint64_t session = 0;     // the consumer session's unique number
   uint64_t after_id = 0;
   uint64_t upto = 0;        // the slice ends at or before this id
-  size_t max_events = 0;
+  size_t max_events = 0;    // per message
+  size_t budget = 0;        // events in all the slice's messages
   ConsumerFilter filter;
 };
 
 struct ReplayResult {
   uint64_t session = 0;
   uint64_t after_id = 0;
-  std::optional<EventsMessage> message;               // unless gone or failed
+  std::vector<EventsMessage> messages;                // each continuing the previous
   std::optional<std::pair<uint64_t, uint64_t>> gone;  // ids no longer held
   uint64_t first_held = 0;                            // with `gone`
   Status status;                                      // a store failure
