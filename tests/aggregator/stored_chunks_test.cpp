@@ -155,7 +155,7 @@ TEST(StoredChunksReplayTest, ReplayedChunksPassOnAsStored) {
   options.ring_capacity = 100;  // the ring keeps only the last chunk
   TestAggregator agg(options);
   RawClient collector{agg.endpoint(), &keys.collector, keys.server.public_key};
-  const auto events = Alternating(1500);
+  const auto events = Alternating(9000);  // more than one message holds
   std::vector<std::string> chunks;
   collector.SendRaw(BatchInChunksOf(500, events, chunks));
   auto answer = collector.Receive(10s);
@@ -168,7 +168,8 @@ TEST(StoredChunksReplayTest, ReplayedChunksPassOnAsStored) {
   auto m = reader.ReceiveSkippingHeartbeats();
   ASSERT_TRUE(m && std::holds_alternative<wire::Subscribed>(*m));
   std::vector<Event> received;
-  size_t passed_on = 0;
+  size_t passed_on = 0, messages = 0;
+  uint64_t through = 0;
   while (received.size() < events.size()) {
     auto raw = reader.ReceiveFrame(10s);
     ASSERT_TRUE(raw.has_value()) << "the reader received " << received.size() << " events";
@@ -176,18 +177,23 @@ TEST(StoredChunksReplayTest, ReplayedChunksPassOnAsStored) {
     ASSERT_TRUE(decoded.ok()) << decoded.status().message();
     auto* got = std::get_if<wire::Events>(&*decoded);
     if (got == nullptr) continue;
+    ASSERT_EQ(got->after_id, through);  // each message continues the one before
+    through = got->through_id;
+    ++messages;
     for (const auto& c : chunks) passed_on += raw->find(c) != std::string::npos ? 1 : 0;
     for (auto& e : got->events) received.push_back(std::move(e));
   }
-  EXPECT_EQ(passed_on, 3u);  // two replayed from the store, the last from the ring
+  EXPECT_EQ(passed_on, 18u);  // 17 replayed from the store, the last from the ring
+  EXPECT_GE(messages, 3u);
   ExpectSameEvents(received, events, 1);
 
   RawClient alice{agg.endpoint(), &keys.alice, keys.server.public_key};
   alice.Send(since_zero);
   m = alice.ReceiveSkippingHeartbeats();
   ASSERT_TRUE(m && std::holds_alternative<wire::Subscribed>(*m));
-  auto d = ReceiveThrough(alice, 0, 1500, /*ack=*/true);
-  ASSERT_EQ(d.events.size(), 750u);
+  auto d = ReceiveThrough(alice, 0, 9000, /*ack=*/true);
+  EXPECT_TRUE(d.contiguous);
+  ASSERT_EQ(d.events.size(), 4500u);
   for (size_t i = 0; i < d.events.size(); ++i) EXPECT_EQ(d.events[i].path, events[2 * i].path);
 }
 
