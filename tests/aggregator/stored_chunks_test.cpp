@@ -74,6 +74,39 @@ void ExpectSameEvents(const std::vector<Event>& got, const std::vector<Event>& s
   }
 }
 
+// What a consumer received of `n` events: how many of `chunks` came byte for byte inside its
+// Events messages, and whether each message continued the one before.
+struct Received {
+  std::vector<Event> events;
+  size_t chunks_passed_on = 0;
+  size_t messages = 0;
+  bool contiguous = true;
+};
+Received ReceiveCountingChunks(RawClient& c, size_t n, const std::vector<std::string>& chunks) {
+  Received r;
+  uint64_t through = 0;
+  while (r.events.size() < n) {
+    auto raw = c.ReceiveFrame(10s);
+    if (!raw) {
+      ADD_FAILURE() << "the consumer received " << r.events.size() << " events";
+      break;
+    }
+    auto m = wire::Decode(*raw);
+    if (!m.ok()) {
+      ADD_FAILURE() << m.status().message();
+      break;
+    }
+    auto* got = std::get_if<wire::Events>(&*m);
+    if (got == nullptr) continue;
+    r.contiguous = r.contiguous && got->after_id == through;
+    through = got->through_id;
+    ++r.messages;
+    for (const auto& chunk : chunks) r.chunks_passed_on += raw->find(chunk) != std::string::npos ? 1 : 0;
+    for (auto& e : got->events) r.events.push_back(std::move(e));
+  }
+  return r;
+}
+
 TEST_F(StoredChunksTest, LargeChunksAreStoredAndSentOnAsTheCollectorEncodedThem) {
 
   const auto events = Alternating(1000);
@@ -89,20 +122,9 @@ TEST_F(StoredChunksTest, LargeChunksAreStoredAndSentOnAsTheCollectorEncodedThem)
             (std::vector<std::string>{Hex(chunks[0]), Hex(chunks[1])}));
 
   // The reader is granted everything: its Events carry the collector's chunks byte for byte.
-  std::vector<Event> received;
-  size_t passed_on = 0;
-  while (received.size() < events.size()) {
-    auto raw = reader_.ReceiveFrame(10s);
-    ASSERT_TRUE(raw.has_value()) << "the reader received " << received.size() << " events";
-    auto m = wire::Decode(*raw);
-    ASSERT_TRUE(m.ok()) << m.status().message();
-    auto* got = std::get_if<wire::Events>(&*m);
-    if (got == nullptr) continue;
-    for (const auto& c : chunks) passed_on += raw->find(c) != std::string::npos ? 1 : 0;
-    for (auto& e : got->events) received.push_back(std::move(e));
-  }
-  EXPECT_EQ(passed_on, 2u);
-  ExpectSameEvents(received, events, 1);
+  const Received r = ReceiveCountingChunks(reader_, events.size(), chunks);
+  EXPECT_EQ(r.chunks_passed_on, 2u);
+  ExpectSameEvents(r.events, events, 1);
 
   // Alice is granted /data/a only: half of the chunk's events, encoded for her.
   auto d = ReceiveThrough(alice_, 0, 1000, /*ack=*/true);
@@ -167,25 +189,11 @@ TEST(StoredChunksReplayTest, ReplayedChunksPassOnAsStored) {
   reader.Send(since_zero);
   auto m = reader.ReceiveSkippingHeartbeats();
   ASSERT_TRUE(m && std::holds_alternative<wire::Subscribed>(*m));
-  std::vector<Event> received;
-  size_t passed_on = 0, messages = 0;
-  uint64_t through = 0;
-  while (received.size() < events.size()) {
-    auto raw = reader.ReceiveFrame(10s);
-    ASSERT_TRUE(raw.has_value()) << "the reader received " << received.size() << " events";
-    auto decoded = wire::Decode(*raw);
-    ASSERT_TRUE(decoded.ok()) << decoded.status().message();
-    auto* got = std::get_if<wire::Events>(&*decoded);
-    if (got == nullptr) continue;
-    ASSERT_EQ(got->after_id, through);  // each message continues the one before
-    through = got->through_id;
-    ++messages;
-    for (const auto& c : chunks) passed_on += raw->find(c) != std::string::npos ? 1 : 0;
-    for (auto& e : got->events) received.push_back(std::move(e));
-  }
-  EXPECT_EQ(passed_on, 18u);  // 17 replayed from the store, the last from the ring
-  EXPECT_GE(messages, 3u);
-  ExpectSameEvents(received, events, 1);
+  const Received r = ReceiveCountingChunks(reader, events.size(), chunks);
+  EXPECT_EQ(r.chunks_passed_on, 18u);  // 17 replayed from the store, the last from the ring
+  EXPECT_GE(r.messages, 3u);
+  EXPECT_TRUE(r.contiguous);
+  ExpectSameEvents(r.events, events, 1);
 
   RawClient alice{agg.endpoint(), &keys.alice, keys.server.public_key};
   alice.Send(since_zero);
