@@ -113,7 +113,9 @@ struct Aggregator::State {
   // PumpAll() for all sessions at the same cursor with the same filter and limit.
   // nullopt when a chunk of the ring does not decode (then the store serves the session).
   std::optional<ConsumerSession::Waiting> NextMessage(const ConsumerSession& s, size_t max_events);
-  void Pump(ConsumerSession& s);
+  // Sends what `s` may be sent, up to kMessagesPerPump messages; true when it sent that many
+  // (and may have more).
+  bool Pump(ConsumerSession& s);
   // Returns how long the next poll may wait: 0 when a session has more to send now,
   // kBlockedPoll when one waits on a full peer queue, else kIdlePoll.
   std::chrono::milliseconds PumpAll();
@@ -425,15 +427,22 @@ std::optional<ConsumerSession::Waiting> Aggregator::State::NextMessage(const Con
   return message;
 }
 
-void Aggregator::State::Pump(ConsumerSession& s) {
+bool Aggregator::State::Pump(ConsumerSession& s) {
   for (int sent = 0; sent < kMessagesPerPump; ++sent) {
     if (!s.waiting) {
-      if (s.gone || s.replaying || s.cursor >= ring.last_id() || s.Available() == 0) return;
+      if (s.gone || s.replaying || s.cursor >= ring.last_id() || s.Available() == 0) return false;
       const size_t max_events = std::min<uint64_t>(s.Available(), kMaxEventsPerMessage);
       if (!s.replayed.empty()) {
         s.waiting = std::move(s.replayed.front());
         s.replayed.pop_front();
       } else if (ring.Holds(s.cursor + 1)) {
+        // A chunk the credit cannot take whole yet but will: wait for acknowledgements rather
+        // than decode it to send it in parts.
+        const EventRing::Chunk& next = ring.At(ring.IndexOf(s.cursor + 1));
+        if (next.first_id == s.cursor + 1 && next.chunk.count > max_events &&
+            next.chunk.count <= s.credit && s.filter.MatchesEverything()) {
+          return false;
+        }
         s.waiting = NextMessage(s, max_events);
       }
       if (!s.waiting) {
@@ -441,16 +450,16 @@ void Aggregator::State::Pump(ConsumerSession& s) {
         replay_worker->Request(ReplayRequest{
             s.number, s.cursor, ring.Holds(s.cursor + 1) ? ring.last_id() : ring.first_id() - 1,
             max_events, std::min<uint64_t>(s.Available(), kMaxEventsPerReplay), s.filter});
-        return;
+        return false;
       }
     }
     switch (Send(s.peer, *s.waiting->frame)) {
       case SendResult::kBlocked:
-        return;
+        return false;
       case SendResult::kGone:
         s.waiting.reset();
         s.gone = true;
-        return;
+        return false;
       case SendResult::kSent:
         s.Sent(s.waiting->through_id, s.waiting->last_event_id, s.waiting->count);
         Counters::Add(counters.events_sent, s.waiting->count);
@@ -459,17 +468,16 @@ void Aggregator::State::Pump(ConsumerSession& s) {
         break;
     }
   }
+  return true;  // it may have more to send
 }
 
 std::chrono::milliseconds Aggregator::State::PumpAll() {
   bool blocked = false, more = false;
   std::vector<std::string> gone;
   for (auto& [peer, s] : sessions) {
-    Pump(s);
+    more = Pump(s) || more;
     if (s.gone) gone.push_back(peer);
     blocked = blocked || s.waiting.has_value();
-    more = more || (!s.waiting && !s.gone && !s.replaying && s.Available() > 0 &&
-                    (!s.replayed.empty() || s.cursor < ring.last_id()));
   }
   made.clear();
   for (const auto& peer : gone) {

@@ -228,6 +228,28 @@ TEST_F(StoredChunksTest, AConsumerResumingInsideAChunkWithLittleCreditGetsEveryE
   }
 }
 
+// A chunk the credit left cannot take whole waits for an Ack instead of being cut.
+TEST_F(StoredChunksTest, AChunkWaitsForCreditRatherThanBeingCut) {
+  const auto events = Alternating(2 * store::kMaxChunkEvents);  // two full chunks
+  ASSERT_TRUE(std::holds_alternative<wire::BatchAck>(
+      SendBatch(collector_, "mdt0", 0, events.size(), events)));
+  RawClient c{agg_.endpoint(), &keys_.reader, keys_.server.public_key};
+  wire::Subscribe sub;
+  sub.has_since = true;
+  sub.credit = 6000;  // room for one chunk and a part of the other
+  c.Send(sub);
+  auto m = c.ReceiveSkippingHeartbeats();
+  ASSERT_TRUE(m && std::holds_alternative<wire::Subscribed>(*m));
+  auto first = ReceiveThrough(c, 0, events.size(), /*ack=*/false, 6000, 1s);
+  EXPECT_EQ(first.through, store::kMaxChunkEvents);  // nothing of the second chunk
+  ASSERT_EQ(first.events.size(), store::kMaxChunkEvents);
+  c.Send(wire::Ack{first.through, 6000});
+  auto rest = ReceiveThrough(c, first.through, events.size(), /*ack=*/true, 6000);
+  EXPECT_TRUE(rest.contiguous);
+  ASSERT_EQ(rest.events.size(), store::kMaxChunkEvents);
+  EXPECT_EQ(rest.events.back().id, events.size());
+}
+
 // An event that reports no kind could never reach a consumer: the whole batch is refused as
 // malformed and nothing of it is stored.
 TEST_F(StoredChunksTest, ABatchWithAnEventOfNoKindIsRefusedAndNothingIsStored) {
