@@ -166,7 +166,7 @@ TEST(WireRoundTrip, EventsEncodedFromPointersAreTheSameFrame) {
     pointers.push_back(&ring[i]);
   }
   const std::string expected = Encode(Events{500, 10500, picked});
-  const EventRun run{pointers};
+  const EventRun run{pointers, {}, 0, 0};
   EXPECT_EQ(EncodeEvents(500, 10500, {&run, 1}), expected);
   EXPECT_EQ(EncodeEvents(7, 9, {}), Encode(Events{7, 9, {}}));
   const Events out = RoundTrip(Events{500, 10500, picked});
