@@ -26,6 +26,24 @@ const FidPathCache::Entry* FidPathCache::Find(const lustre::Fid& fid) {
   return &it->second->entry;
 }
 
+const FidPathCache::Entry* FidPathCache::FindParent(const lustre::Fid& fid) {
+  if (fid == lustre::kRootFid) return &root_;
+  auto it = index_.find(fid);
+  if (it == index_.end()) return nullptr;
+  lru_.splice(lru_.begin(), lru_, it->second);
+  it->second->entry.is_dir = true;
+  return &it->second->entry;
+}
+
+void FidPathCache::NoteResolved(const lustre::Fid& fid, const std::string& path) {
+  auto it = index_.find(fid);
+  if (it == index_.end() || it->second->entry.absolute) return;
+  Entry& e = it->second->entry;
+  e.path = path;
+  e.noted = generation_;
+  e.is_dir = true;
+}
+
 void FidPathCache::Learn(const lustre::Fid& fid, const lustre::Fid& parent, std::string name,
                          bool is_dir) {
   Entry e;
@@ -78,6 +96,7 @@ void FidPathCache::Put(const lustre::Fid& fid, Entry entry) {
   if (it != index_.end()) {
     Node& node = *it->second;
     if (node.entry.absolute) by_path_.erase(node.entry.path);
+    if (node.entry.is_dir) DirectoryChanged();
     entry.is_dir = entry.is_dir || node.entry.is_dir;
     node.entry = std::move(entry);
     lru_.splice(lru_.begin(), lru_, it->second);
@@ -95,6 +114,7 @@ void FidPathCache::Put(const lustre::Fid& fid, Entry entry) {
       pos->second = fid;
       auto old = index_.find(stale);
       if (old != index_.end()) {
+        if (old->second->entry.is_dir) DirectoryChanged();
         lru_.erase(old->second);
         index_.erase(old);
       }
@@ -103,6 +123,7 @@ void FidPathCache::Put(const lustre::Fid& fid, Entry entry) {
 }
 
 void FidPathCache::Erase(List::iterator it) {
+  if (it->entry.is_dir) DirectoryChanged();
   if (it->entry.absolute) {
     auto pos = by_path_.find(it->entry.path);
     if (pos != by_path_.end() && pos->second == it->fid) by_path_.erase(pos);
@@ -115,6 +136,8 @@ void FidPathCache::DropAbsoluteUnder(const std::string& path) {
   if (path.empty()) return;  // the root is never removed; nothing lies "below" an unknown path
   auto first = by_path_.lower_bound(LowerBound(path));
   auto last = by_path_.lower_bound(UpperBound(path));
+  if (first == last) return;
+  DirectoryChanged();
   std::vector<lustre::Fid> gone;
   for (auto it = first; it != last; ++it) gone.push_back(it->second);
   by_path_.erase(first, last);
@@ -131,6 +154,8 @@ void FidPathCache::MoveAbsoluteUnder(const std::string& from, const std::string&
   if (from.empty() || from == to) return;
   auto first = by_path_.lower_bound(LowerBound(from));
   auto last = by_path_.lower_bound(UpperBound(from));
+  if (first == last) return;
+  DirectoryChanged();
   std::vector<std::pair<std::string, lustre::Fid>> moved;
   for (auto it = first; it != last; ++it) {
     moved.emplace_back(

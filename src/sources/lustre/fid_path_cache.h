@@ -8,10 +8,18 @@
 // walking up the parents. Absolute entries at or below a renamed directory are rewritten
 // through an index ordered by path, and dropped when the directory is removed. The root FID
 // is always known and does not count against the capacity. Capacity 0 keeps nothing.
+//
+// A directory's path, once built, is noted in its entry (NoteResolved) and given back by
+// ResolvedPath until any directory's entry changes (renamed, removed, evicted, rewritten):
+// records name a few hot directories over and over, and walking their parents for each one
+// was most of the resolving. Every entry a noted path was built through is a directory (it
+// was reached as some object's parent, FindParent), so watching directories' entries is
+// enough to know when a noted path may be stale.
 // Not thread-safe: used by the one thread that resolves records.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <list>
 #include <map>
 #include <string>
@@ -26,7 +34,8 @@ class FidPathCache {
   struct Entry {
     lustre::Fid parent;  // relative entry: the parent directory
     std::string name;    // relative entry: the name inside the parent
-    std::string path;    // absolute entry: the path from the root
+    std::string path;    // absolute entry: the path from the root; relative: as last noted
+    uint64_t noted = 0;  // relative entry: the directory generation `path` was noted in
     bool absolute = false;
     bool is_dir = false;  // known to be a directory
   };
@@ -36,6 +45,14 @@ class FidPathCache {
   // The entry for `fid`, most recently used from now on; nullptr on a miss. Valid until the
   // next non-const call.
   const Entry* Find(const lustre::Fid& fid);
+  // Find(), for a FID reached as some object's parent: its entry is a directory from now on.
+  const Entry* FindParent(const lustre::Fid& fid);
+  // The path noted for the directory of entry `e`, while still true; nullptr otherwise.
+  const std::string* ResolvedPath(const Entry& e) const {
+    return !e.absolute && e.noted == generation_ ? &e.path : nullptr;
+  }
+  // The directory `fid` is at `path` now; no effect when it is not cached or is absolute.
+  void NoteResolved(const lustre::Fid& fid, const std::string& path);
   // `fid` is `name` inside `parent`.
   void Learn(const lustre::Fid& fid, const lustre::Fid& parent, std::string name, bool is_dir);
   // `fid` is at `path` (from fid2path).
@@ -65,6 +82,8 @@ class FidPathCache {
 
   void Put(const lustre::Fid& fid, Entry entry);
   void Erase(List::iterator it);
+  // A directory's entry changed or went: every noted path may be stale.
+  void DirectoryChanged() { ++generation_; }
   void DropAbsoluteUnder(const std::string& path);
   void MoveAbsoluteUnder(const std::string& from, const std::string& to);
 
@@ -73,6 +92,7 @@ class FidPathCache {
   std::unordered_map<lustre::Fid, List::iterator, lustre::FidHash> index_;
   std::map<std::string, lustre::Fid> by_path_;  // absolute entries, by path
   Entry root_;
+  uint64_t generation_ = 1;
 };
 
 }  // namespace fathom::lustre_source

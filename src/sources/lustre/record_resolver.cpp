@@ -233,6 +233,10 @@ bool RecordResolver::PathOf(const Fid& fid, size_t at, std::string& rel) {
     if (depth == names_.size()) names_.emplace_back();
     names_[depth++] = name;
   };
+  // The first directory on the way up (the object itself when known to be one, else its
+  // parent): its path is noted in the cache for the records that follow.
+  std::optional<size_t> noted_depth;
+  Fid noted;
   Fid cur = fid;
   for (;;) {
     if (depth >= kMaxDepth) {
@@ -240,10 +244,19 @@ bool RecordResolver::PathOf(const Fid& fid, size_t at, std::string& rel) {
                     kMaxDepth);
       return Fid2Path(fid, rel);
     }
-    if (const FidPathCache::Entry* e = cache_.Find(cur)) {
+    // Past the object itself every FID is a parent, so a directory.
+    if (const FidPathCache::Entry* e = depth == 0 ? cache_.Find(cur) : cache_.FindParent(cur)) {
       if (e->absolute) {
         rel = e->path;
         break;
+      }
+      if (const std::string* known = cache_.ResolvedPath(*e)) {
+        rel = *known;
+        break;
+      }
+      if (!noted_depth && (depth > 0 || e->is_dir)) {
+        noted_depth = depth;
+        noted = cur;
       }
       push(e->name);
       cur = e->parent;
@@ -251,13 +264,19 @@ bool RecordResolver::PathOf(const Fid& fid, size_t at, std::string& rel) {
     }
     if (auto naming = NamingAfter(cur, at)) {
       ++counters_.batch_namings;
+      const bool parent = depth > 0;
+      if (!noted_depth && parent) {
+        noted_depth = depth;
+        noted = cur;
+      }
+      cache_.Learn(cur, naming->parent, *naming->name, parent);
       push(*naming->name);
-      cache_.Learn(cur, naming->parent, *naming->name, false);
       cur = naming->parent;
       continue;
     }
     if (Fid2Path(cur, rel)) {
       cache_.StoreAbsolute(cur, rel);
+      if (depth > 0) cache_.NoteDirectory(cur);
       break;
     }
     // A cached chain can lead to an ancestor that is gone while the object itself still
@@ -268,7 +287,11 @@ bool RecordResolver::PathOf(const Fid& fid, size_t at, std::string& rel) {
     }
     return false;
   }
-  while (depth > 0) {
+  // Names are appended from the top down; when `depth` names are left the path is that of
+  // the FID met at that depth on the way up.
+  for (;;) {
+    if (noted_depth == depth) cache_.NoteResolved(noted, rel);
+    if (depth == 0) break;
     if (!rel.empty()) rel.push_back('/');
     rel.append(names_[--depth]);
   }

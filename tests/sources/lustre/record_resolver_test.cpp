@@ -92,6 +92,36 @@ TEST_F(ResolverTest, RenamedDirectoryKeepsDescendantPaths) {
   EXPECT_EQ(events_[0].cookie, events_[1].cookie);
 }
 
+// A directory's path is noted once and reused by the records that follow, until a directory
+// changes: within one batch, renames above it and its own removal are followed.
+TEST_F(ResolverTest, NotedDirectoryPathsFollowRenamesAndRemovalsWithinABatch) {
+  Make();
+  auto a = fs_.Mkdir(kRootFid, "a");
+  auto b = fs_.Mkdir(a, "b");
+  auto c = fs_.Mkdir(b, "c");
+  auto f = fs_.Create(c, "f");
+  fs_.Touch(f, CL_MTIME);
+  fs_.Rename(kRootFid, "a", kRootFid, "z");
+  fs_.Touch(f, CL_MTIME);
+  fs_.Create(c, "g");
+  fs_.Rename(c, "g", c, "h");  // a file renamed: the noted directory paths stay
+  fs_.Touch(f, CL_CLOSE);
+  fs_.Rename(a, "b", kRootFid, "y");
+  fs_.Touch(f, CL_SETATTR);
+  fs_.Unlink(c, "f");
+  fs_.Unlink(c, "h");
+  fs_.Rmdir(b, "c");
+  auto c2 = fs_.Mkdir(b, "c");
+  fs_.Create(c2, "f");
+  EXPECT_EQ(Resolve(),
+            (Lines{"CREATE,ISDIR /a", "CREATE,ISDIR /a/b", "CREATE,ISDIR /a/b/c", "CREATE /a/b/c/f",
+                   "MODIFY /a/b/c/f", "MOVED_FROM,ISDIR /a", "MOVED_TO,ISDIR /z", "MODIFY /z/b/c/f",
+                   "CREATE /z/b/c/g", "MOVED_FROM /z/b/c/g", "MOVED_TO /z/b/c/h", "CLOSE_WRITE /z/b/c/f",
+                   "MOVED_FROM,ISDIR /z/b", "MOVED_TO,ISDIR /y", "ATTRIB /y/c/f", "DELETE /y/c/f",
+                   "DELETE /y/c/h", "DELETE,ISDIR /y/c", "CREATE,ISDIR /y/c", "CREATE /y/c/f"}));
+  EXPECT_EQ(fs_.fid2path_calls, 0);
+}
+
 TEST_F(ResolverTest, RenamedDirectoryRewritesPathsLearnedFromFid2Path) {
   Make();
   auto p = fs_.Mkdir(kRootFid, "p", false);
