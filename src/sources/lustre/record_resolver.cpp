@@ -125,8 +125,7 @@ void RecordResolver::ResolveCreate(const ChangelogRecord& r, size_t at, std::vec
     return CountUnknown(r, "creation record without target, parent or name");
   }
   const bool is_dir = r.type == CL_MKDIR;
-  cache_.NoteDirectory(r.pfid);
-  if (!PathOf(r.pfid, at, rel_)) {
+  if (!PathOf(r.pfid, at, rel_, true)) {
     CountUnresolved(r, "parent directory not found");
     return Emit(out, kind::kCreate | (is_dir ? kind::kIsDir : 0), FidPath(r.pfid) + "/" + r.name, false, r,
                 r.tfid, r.pfid);
@@ -142,7 +141,7 @@ void RecordResolver::ResolveRemove(const ChangelogRecord& r, size_t at, std::vec
   }
   const bool is_dir = r.type == CL_RMDIR;
   const uint32_t mask = kind::kDelete | (is_dir ? kind::kIsDir : 0);
-  if (!PathOf(r.pfid, at, rel_)) {
+  if (!PathOf(r.pfid, at, rel_, true)) {
     cache_.Forget(r.tfid, nullptr);
     return EmitParentRemoved(out, mask | kind::kParentRemoved, r);
   }
@@ -160,11 +159,9 @@ void RecordResolver::ResolveRename(const ChangelogRecord& r, size_t at, std::vec
       r.sname.empty()) {
     return CountUnknown(r, "rename record without its rename extension, parents or names");
   }
-  cache_.NoteDirectory(r.spfid);
-  cache_.NoteDirectory(r.pfid);
   std::optional<std::string> from_path, to_path;
-  if (PathOf(r.spfid, at, rel_)) from_path = Join(rel_, r.sname);
-  if (PathOf(r.pfid, at, rel_)) to_path = Join(rel_, r.name);
+  if (PathOf(r.spfid, at, rel_, true)) from_path = Join(rel_, r.sname);
+  if (PathOf(r.pfid, at, rel_, true)) to_path = Join(rel_, r.name);
   const uint32_t isdir = cache_.IsDirectory(r.sfid) ? kind::kIsDir : 0;
 
   // The target name existed and was replaced: its object lost that name.
@@ -212,12 +209,11 @@ void RecordResolver::ResolveData(const ChangelogRecord& r, uint32_t mask, size_t
   if (r.tfid.zero()) return CountUnknown(r, "record without target");
   const uint32_t isdir = cache_.IsDirectory(r.tfid) ? kind::kIsDir : 0;
   if (!r.pfid.zero() && !r.name.empty()) {
-    cache_.NoteDirectory(r.pfid);
-    if (PathOf(r.pfid, at, rel_)) {
+    if (PathOf(r.pfid, at, rel_, true)) {
       return Emit(out, mask | isdir, Absolute(rel_, r.name), true, r, r.tfid, r.pfid);
     }
   }
-  if (!PathOf(r.tfid, at, rel_)) {
+  if (!PathOf(r.tfid, at, rel_, false)) {
     // Gone before it could be placed: reported at the path Lustre names it by.
     CountUnresolved(r, "object not found");
     return Emit(out, mask | isdir, FidPath(r.tfid), true, r, r.tfid, r.pfid);
@@ -225,7 +221,7 @@ void RecordResolver::ResolveData(const ChangelogRecord& r, uint32_t mask, size_t
   Emit(out, mask | isdir, Absolute(rel_), true, r, r.tfid, r.pfid);
 }
 
-bool RecordResolver::PathOf(const Fid& fid, size_t at, std::string& rel) {
+bool RecordResolver::PathOf(const Fid& fid, size_t at, std::string& rel, bool is_dir) {
   rel.clear();
   if (fid.zero()) return false;
   size_t depth = 0;
@@ -233,8 +229,8 @@ bool RecordResolver::PathOf(const Fid& fid, size_t at, std::string& rel) {
     if (depth == names_.size()) names_.emplace_back();
     names_[depth++] = name;
   };
-  // The first directory on the way up (the object itself when known to be one, else its
-  // parent): its path is noted in the cache for the records that follow.
+  // The first directory on the way up (the object itself when it is one, else its parent):
+  // its path is noted in the cache for the records that follow.
   std::optional<size_t> noted_depth;
   Fid noted;
   Fid cur = fid;
@@ -245,7 +241,8 @@ bool RecordResolver::PathOf(const Fid& fid, size_t at, std::string& rel) {
       return Fid2Path(fid, rel);
     }
     // Past the object itself every FID is a parent, so a directory.
-    if (const FidPathCache::Entry* e = depth == 0 ? cache_.Find(cur) : cache_.FindParent(cur)) {
+    const bool dir = depth > 0 || is_dir;
+    if (const FidPathCache::Entry* e = dir ? cache_.FindParent(cur) : cache_.Find(cur)) {
       if (e->absolute) {
         rel = e->path;
         break;
@@ -254,7 +251,7 @@ bool RecordResolver::PathOf(const Fid& fid, size_t at, std::string& rel) {
         rel = *known;
         break;
       }
-      if (!noted_depth && (depth > 0 || e->is_dir)) {
+      if (!noted_depth && e->is_dir) {
         noted_depth = depth;
         noted = cur;
       }
@@ -264,25 +261,25 @@ bool RecordResolver::PathOf(const Fid& fid, size_t at, std::string& rel) {
     }
     if (auto naming = NamingAfter(cur, at)) {
       ++counters_.batch_namings;
-      const bool parent = depth > 0;
-      if (!noted_depth && parent) {
+      if (!noted_depth && dir) {
         noted_depth = depth;
         noted = cur;
       }
-      cache_.Learn(cur, naming->parent, *naming->name, parent);
+      cache_.Learn(cur, naming->parent, *naming->name, dir);
       push(*naming->name);
       cur = naming->parent;
       continue;
     }
     if (Fid2Path(cur, rel)) {
       cache_.StoreAbsolute(cur, rel);
-      if (depth > 0) cache_.NoteDirectory(cur);
+      if (dir) cache_.NoteDirectory(cur);
       break;
     }
     // A cached chain can lead to an ancestor that is gone while the object itself still
     // exists (a directory migrated to another MDT gets a new FID): ask for the object.
     if (cur != fid && Fid2Path(fid, rel)) {
       cache_.StoreAbsolute(fid, rel);
+      if (is_dir) cache_.NoteDirectory(fid);
       return true;
     }
     return false;

@@ -96,8 +96,9 @@ class RecordResolver {
                    std::vector<Event>& out);
 
   // The path of `fid` as of record `at`, relative to the file system root, into `rel`;
-  // false when it cannot be placed.
-  bool PathOf(const lustre::Fid& fid, size_t at, std::string& rel);
+  // false when it cannot be placed. `is_dir`: `fid` is a directory (some record's parent),
+  // and is noted as one in the cache.
+  bool PathOf(const lustre::Fid& fid, size_t at, std::string& rel, bool is_dir);
   bool Fid2Path(const lustre::Fid& fid, std::string& rel);
   // The first record after `at` that names `fid` (removes or renames it).
   std::optional<Naming> NamingAfter(const lustre::Fid& fid, size_t at);
