@@ -1,7 +1,8 @@
 // fuzz_unpack_record — UnpackRecord on arbitrary bytes (what a changelog reader receives).
 //
 // Beyond "no crash, no read outside the input" (ASan/UBSan), an accepted record must:
-// report a size within the input; pack back (same extensions) to bytes that unpack to the
+// report a size within the input; unpack the same into a record that held another one (as
+// a reader reuses its records), and a refused one be refused there too; pack back (same extensions) to bytes that unpack to the
 // same record; and print as an lfs line that reads back to the same record, for the fields
 // an lfs line can carry and names it can delimit.
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "lustre/changelog_binary.h"
@@ -55,8 +57,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t consumed = 0;
   auto rec = fathom::lustre::UnpackRecord(
       std::span<const std::byte>(reinterpret_cast<const std::byte*>(data), size), &consumed);
-  if (!rec.ok()) return 0;
+  // A record with every field set, as the previous one a reader unpacked.
+  static ChangelogRecord reused = [] {
+    ChangelogRecord full;
+    full.index = full.prev = full.time_ns = 9;
+    full.type = CL_RENAME;
+    full.flags = 1;
+    full.tfid = full.pfid = full.sfid = full.spfid = Fid{1, 2, 3};
+    full.name = full.sname = full.jobid = full.nid = full.xattr = std::string(40, 'x');
+    full.has_rename = full.has_jobid = full.has_extra_flags = true;
+    full.extra_flags = kPayload;
+    full.uid = full.gid = full.open_flags = 5;
+    return full;
+  }();
+  ChangelogRecord into = reused;
+  size_t into_consumed = 0;
+  const bool into_ok = fathom::lustre::UnpackRecordInto(
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(data), size), into, &into_consumed).ok();
+  if (!rec.ok()) {
+    if (into_ok) Fail("unpacked into a used record, refused into a fresh one", into);
+    return 0;
+  }
   const ChangelogRecord& r = *rec;
+  if (!into_ok || !(into == r) || into_consumed != consumed) Fail("unpacks otherwise into a used record", r);
   if (consumed > size || consumed < sizeof(changelog_rec)) Fail("consumed out of range", r);
 
   fathom::lustre::PackOptions same{true, kPayload | (r.extra_flags & CLFE_NID_BE)};

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 #include "lustre/nid.h"
 
@@ -97,6 +98,18 @@ class Reader {
   uint64_t index_ = 0;
   bool have_index_ = false;
 };
+
+// Every field back to its default, the strings emptied but keeping their storage.
+void ResetKeepingStorage(ChangelogRecord& r) {
+  ChangelogRecord reset;
+  for (std::string ChangelogRecord::*field :
+       {&ChangelogRecord::name, &ChangelogRecord::sname, &ChangelogRecord::jobid,
+        &ChangelogRecord::nid, &ChangelogRecord::xattr}) {
+    (r.*field).clear();
+    (reset.*field).swap(r.*field);
+  }
+  r = std::move(reset);
+}
 
 }  // namespace
 
@@ -195,7 +208,7 @@ std::string PackRecord(const ChangelogRecord& record, const PackOptions& options
   return out;
 }
 
-Result<ChangelogRecord> UnpackRecord(std::span<const std::byte> bytes, size_t* consumed) {
+Status UnpackRecordInto(std::span<const std::byte> bytes, ChangelogRecord& r, size_t* consumed) {
   Reader in(bytes);
   Status st;
   const std::byte* p = in.Take(sizeof(changelog_rec), "fixed 64-byte head", &st);
@@ -203,7 +216,7 @@ Result<ChangelogRecord> UnpackRecord(std::span<const std::byte> bytes, size_t* c
   const auto rec = Get<changelog_rec>(p);
   in.SetIndex(rec.cr_index);
 
-  ChangelogRecord r;
+  ResetKeepingStorage(r);
   r.index = rec.cr_index;
   r.type = rec.cr_type;
   r.flags = static_cast<uint16_t>(rec.cr_flags & CLF_FLAGMASK);
@@ -305,10 +318,10 @@ Result<ChangelogRecord> UnpackRecord(std::span<const std::byte> bytes, size_t* c
     r.sname.assign(sname, slen);
   }
   if (consumed != nullptr) *consumed = in.offset();
-  return r;
+  return Status::Ok();
 }
 
-Result<ChangelogRecord> UnpackRecord(const changelog_rec* record) {
+Status UnpackRecordInto(const changelog_rec* record, ChangelogRecord& out) {
   const auto* base = reinterpret_cast<const std::byte*>(record);
   const auto head = Get<changelog_rec>(base);
   uint64_t ef = 0;
@@ -317,7 +330,19 @@ Result<ChangelogRecord> UnpackRecord(const changelog_rec* record) {
     ef = Get<uint64_t>(base + RecordOffset(before, 0));
   }
   const size_t size = RecordOffset(head.cr_flags, ef) + head.cr_namelen;
-  return UnpackRecord(std::span<const std::byte>(base, size));
+  return UnpackRecordInto(std::span<const std::byte>(base, size), out);
+}
+
+Result<ChangelogRecord> UnpackRecord(std::span<const std::byte> bytes, size_t* consumed) {
+  ChangelogRecord r;
+  FATHOM_RETURN_IF_ERROR(UnpackRecordInto(bytes, r, consumed));
+  return r;
+}
+
+Result<ChangelogRecord> UnpackRecord(const changelog_rec* record) {
+  ChangelogRecord r;
+  FATHOM_RETURN_IF_ERROR(UnpackRecordInto(record, r));
+  return r;
 }
 
 }  // namespace fathom::lustre

@@ -41,6 +41,12 @@ std::string PackRecord(const ChangelogRecord& record, const PackOptions& options
 Result<ChangelogRecord> UnpackRecord(std::span<const std::byte> bytes, size_t* consumed = nullptr);
 // Same, from a struct handed out by liblustreapi (trusted size: changelog_rec_size + namelen).
 Result<ChangelogRecord> UnpackRecord(const changelog_rec* record);
+// The same two, into `out`, whose strings keep their storage (a reader unpacking record
+// after record into the same few allocates nothing). Every field of `out` is set; after an
+// error it holds nothing useful.
+Status UnpackRecordInto(std::span<const std::byte> bytes, ChangelogRecord& out,
+                        size_t* consumed = nullptr);
+Status UnpackRecordInto(const changelog_rec* record, ChangelogRecord& out);
 
 // Size of the head plus extensions for these flags (Lustre's changelog_rec_offset).
 size_t RecordOffset(uint16_t cr_flags, uint64_t extra_flags);

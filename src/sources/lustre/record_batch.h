@@ -4,10 +4,12 @@
 // record that does not unpack (unknown extension flags, a name that overruns, ...) is
 // counted, logged with its index, and left out of the batch; its index still counts in
 // last_index(), so the changelog position moves past it and it is never read again.
+// Records are unpacked into the ones a Clear() left, keeping their strings' storage.
 // Value type, one thread.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "lustre/changelog_record.h"
@@ -22,7 +24,7 @@ class RecordBatch {
   // Empties the batch.
   void Clear();
 
-  const std::vector<lustre::ChangelogRecord>& records() const { return records_; }
+  std::span<const lustre::ChangelogRecord> records() const { return {records_.data(), size_}; }
   // Records added since Clear(), malformed ones included.
   size_t added() const { return added_; }
   // Highest record index added since Clear() (0 when none).
@@ -32,7 +34,8 @@ class RecordBatch {
   uint64_t first_malformed() const { return first_malformed_; }
 
  private:
-  std::vector<lustre::ChangelogRecord> records_;
+  std::vector<lustre::ChangelogRecord> records_;  // the first size_ are the batch
+  size_t size_ = 0;
   size_t added_ = 0;
   uint64_t last_index_ = 0;
   uint64_t malformed_ = 0;

@@ -82,12 +82,12 @@ RecordResolver::RecordResolver(ResolverConfig config, Fid2PathFn fid2path)
   }
 }
 
-void RecordResolver::Resolve(const std::vector<ChangelogRecord>& batch, std::vector<Event>& out) {
-  batch_ = &batch;
+void RecordResolver::Resolve(std::span<const ChangelogRecord> batch, std::vector<Event>& out) {
+  batch_ = batch;
   namings_built_ = false;
   for (size_t i = 0; i < batch.size(); ++i) ResolveOne(batch[i], i, out);
   counters_.records += batch.size();
-  batch_ = nullptr;
+  batch_ = {};
   namings_.clear();
 }
 
@@ -308,22 +308,21 @@ bool RecordResolver::Fid2Path(const Fid& fid, std::string& rel) {
 }
 
 std::optional<RecordResolver::Naming> RecordResolver::NamingAfter(const Fid& fid, size_t at) {
-  if (batch_ == nullptr) return std::nullopt;
+  if (batch_.empty()) return std::nullopt;
   if (!namings_built_) BuildNamings();
   auto it = namings_.find(fid);
   if (it == namings_.end()) return std::nullopt;
   auto pos = std::upper_bound(it->second.begin(), it->second.end(), static_cast<uint32_t>(at));
   if (pos == it->second.end()) return std::nullopt;
-  const ChangelogRecord& r = (*batch_)[*pos];
+  const ChangelogRecord& r = batch_[*pos];
   if (r.type == CL_RENAME && r.sfid == fid) return Naming{r.spfid, &r.sname};
   return Naming{r.pfid, &r.name};
 }
 
 void RecordResolver::BuildNamings() {
   namings_built_ = true;
-  const auto& batch = *batch_;
-  for (size_t i = 0; i < batch.size(); ++i) {
-    const ChangelogRecord& r = batch[i];
+  for (size_t i = 0; i < batch_.size(); ++i) {
+    const ChangelogRecord& r = batch_[i];
     if (r.pfid.zero()) continue;
     if ((r.type == CL_UNLINK || r.type == CL_RMDIR) && !r.tfid.zero() && !r.name.empty()) {
       namings_[r.tfid].push_back(static_cast<uint32_t>(i));

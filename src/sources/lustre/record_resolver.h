@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -77,7 +78,7 @@ class RecordResolver {
   RecordResolver(ResolverConfig config, Fid2PathFn fid2path);
 
   // Resolves `batch` (in index order), appending events to `out` in record order.
-  void Resolve(const std::vector<lustre::ChangelogRecord>& batch, std::vector<Event>& out);
+  void Resolve(std::span<const lustre::ChangelogRecord> batch, std::vector<Event>& out);
 
   const ResolverCounters& counters() const { return counters_; }
   const FidPathCache& cache() const { return cache_; }
@@ -129,7 +130,7 @@ class RecordResolver {
   uint32_t last_cookie_ = 0;
 
   // The batch being resolved and, built on the first cache miss, its naming records.
-  const std::vector<lustre::ChangelogRecord>* batch_ = nullptr;
+  std::span<const lustre::ChangelogRecord> batch_;
   bool namings_built_ = false;
   std::unordered_map<lustre::Fid, std::vector<uint32_t>, lustre::FidHash> namings_;
   std::vector<std::string> names_;  // scratch for PathOf (names from the object up)
