@@ -128,6 +128,12 @@ size_t RecordOffset(uint16_t cr_flags, uint64_t extra_flags) {
 }
 
 std::string PackRecord(const ChangelogRecord& record, const PackOptions& options) {
+  std::string out;
+  PackRecordInto(record, options, out);
+  return out;
+}
+
+void PackRecordInto(const ChangelogRecord& record, const PackOptions& options, std::string& out) {
   uint16_t flags = static_cast<uint16_t>((record.flags & CLF_FLAGMASK) | CLF_VERSION);
   if (record.has_rename) flags |= CLF_RENAME;
   if (record.has_jobid && options.want_jobid) flags |= CLF_JOBID;
@@ -149,7 +155,7 @@ std::string PackRecord(const ChangelogRecord& record, const PackOptions& options
   namelen = std::min<size_t>(namelen, UINT16_MAX);
 
   const size_t head = RecordOffset(flags, ef);
-  std::string out(head + namelen, '\0');
+  out.assign(head + namelen, '\0');
 
   changelog_rec rec{};
   rec.cr_namelen = static_cast<uint16_t>(namelen);
@@ -205,7 +211,6 @@ std::string PackRecord(const ChangelogRecord& record, const PackOptions& options
   if (two_names && namelen > n + 1) {
     std::memcpy(name + n + 1, record.sname.data(), namelen - n - 1);
   }
-  return out;
 }
 
 Status UnpackRecordInto(std::span<const std::byte> bytes, ChangelogRecord& r, size_t* consumed) {

@@ -38,6 +38,8 @@ struct PackOptions {
 };
 
 std::string PackRecord(const ChangelogRecord& record, const PackOptions& options = {});
+// Same, into `out` (replaced; its storage is reused).
+void PackRecordInto(const ChangelogRecord& record, const PackOptions& options, std::string& out);
 Result<ChangelogRecord> UnpackRecord(std::span<const std::byte> bytes, size_t* consumed = nullptr);
 // Same, from a struct handed out by liblustreapi (trusted size: changelog_rec_size + namelen).
 Result<ChangelogRecord> UnpackRecord(const changelog_rec* record);

@@ -214,10 +214,10 @@ int ChangelogReader::Deliver(changelog_rec** out) {
   options.want_jobid = (flags_ & CHANGELOG_FLAG_JOBID) != 0;
   options.want_extra =
       (flags_ & CHANGELOG_FLAG_EXTRA_FLAGS) ? extra_flags_ & (CLFE_UIDGID | CLFE_NID | CLFE_OPEN | CLFE_XATTR) : 0;
-  std::string bytes = lustre::PackRecord(current_, options);
-  void* record = std::malloc(bytes.size());
+  lustre::PackRecordInto(current_, options, packed_);
+  void* record = std::malloc(packed_.size());
   if (record == nullptr) return -ENOMEM;
-  std::memcpy(record, bytes.data(), bytes.size());
+  std::memcpy(record, packed_.data(), packed_.size());
   *out = static_cast<changelog_rec*>(record);
   return 0;
 }

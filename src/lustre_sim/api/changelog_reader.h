@@ -76,6 +76,7 @@ class ChangelogReader {
   std::vector<lustre::ChangelogRecord> batch_;
   size_t pos_ = 0;
   lustre::ChangelogRecord current_;
+  std::string packed_;  // current_ packed (Deliver), its storage reused
   UniqueFd wake_fd_;                         // eventfd: set by the watcher (stored), always (fast);
                                              // timerfd for a paced generated log
   bool paced_ = false;                       // generated log with a rate
