@@ -2,8 +2,8 @@
 //
 // Beyond "no crash, no read outside the input" (ASan/UBSan), an accepted record must:
 // report a size within the input; unpack the same into a record that held another one (as
-// a reader reuses its records), and a refused one be refused there too; pack back (same extensions) to bytes that unpack to the
-// same record; and print as an lfs line that reads back to the same record, for the fields
+// a reader reuses its records), and a refused one be refused there too; pack back (same
+// extensions) to bytes that unpack to the same record; and print as an lfs line that reads back to the same record, for the fields
 // an lfs line can carry and names it can delimit.
 #include <cstddef>
 #include <cstdint>

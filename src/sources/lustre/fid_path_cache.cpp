@@ -18,7 +18,7 @@ FidPathCache::FidPathCache(size_t capacity) : capacity_(capacity) {
   root_.is_dir = true;
 }
 
-const FidPathCache::Entry* FidPathCache::Find(const lustre::Fid& fid) {
+FidPathCache::Entry* FidPathCache::Touch(const lustre::Fid& fid) {
   if (fid == lustre::kRootFid) return &root_;
   auto it = index_.find(fid);
   if (it == index_.end()) return nullptr;
@@ -26,13 +26,12 @@ const FidPathCache::Entry* FidPathCache::Find(const lustre::Fid& fid) {
   return &it->second->entry;
 }
 
+const FidPathCache::Entry* FidPathCache::Find(const lustre::Fid& fid) { return Touch(fid); }
+
 const FidPathCache::Entry* FidPathCache::FindParent(const lustre::Fid& fid) {
-  if (fid == lustre::kRootFid) return &root_;
-  auto it = index_.find(fid);
-  if (it == index_.end()) return nullptr;
-  lru_.splice(lru_.begin(), lru_, it->second);
-  it->second->entry.is_dir = true;
-  return &it->second->entry;
+  Entry* e = Touch(fid);
+  if (e != nullptr) e->is_dir = true;
+  return e;
 }
 
 void FidPathCache::NoteResolved(const lustre::Fid& fid, const std::string& path) {
@@ -113,11 +112,7 @@ void FidPathCache::Put(const lustre::Fid& fid, Entry entry) {
       const lustre::Fid stale = pos->second;
       pos->second = fid;
       auto old = index_.find(stale);
-      if (old != index_.end()) {
-        if (old->second->entry.is_dir) DirectoryChanged();
-        lru_.erase(old->second);
-        index_.erase(old);
-      }
+      if (old != index_.end()) Erase(old->second);  // its path is fid's now: by_path_ keeps it
     }
   }
 }
@@ -143,10 +138,7 @@ void FidPathCache::DropAbsoluteUnder(const std::string& path) {
   by_path_.erase(first, last);
   for (const auto& fid : gone) {
     auto it = index_.find(fid);
-    if (it != index_.end()) {
-      lru_.erase(it->second);
-      index_.erase(it);
-    }
+    if (it != index_.end()) Erase(it->second);
   }
 }
 

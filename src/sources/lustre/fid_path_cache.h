@@ -80,6 +80,8 @@ class FidPathCache {
   };
   using List = std::list<Node>;
 
+  // The entry for `fid`, most recently used from now on; nullptr on a miss.
+  Entry* Touch(const lustre::Fid& fid);
   void Put(const lustre::Fid& fid, Entry entry);
   void Erase(List::iterator it);
   // A directory's entry changed or went: every noted path may be stale.

@@ -234,6 +234,11 @@ bool RecordResolver::PathOf(const Fid& fid, size_t at, std::string& rel, bool is
   std::optional<size_t> noted_depth;
   Fid noted;
   Fid cur = fid;
+  const auto note_if_first_directory = [&](bool directory) {
+    if (noted_depth || !directory) return;
+    noted_depth = depth;
+    noted = cur;
+  };
   for (;;) {
     if (depth >= kMaxDepth) {
       spdlog::debug("lustre: parent chain of {} longer than {} entries", lustre::FormatFid(fid),
@@ -251,20 +256,14 @@ bool RecordResolver::PathOf(const Fid& fid, size_t at, std::string& rel, bool is
         rel = *known;
         break;
       }
-      if (!noted_depth && e->is_dir) {
-        noted_depth = depth;
-        noted = cur;
-      }
+      note_if_first_directory(e->is_dir);
       push(e->name);
       cur = e->parent;
       continue;
     }
     if (auto naming = NamingAfter(cur, at)) {
       ++counters_.batch_namings;
-      if (!noted_depth && dir) {
-        noted_depth = depth;
-        noted = cur;
-      }
+      note_if_first_directory(dir);
       cache_.Learn(cur, naming->parent, *naming->name, dir);
       push(*naming->name);
       cur = naming->parent;
