@@ -174,33 +174,46 @@ class FanWatcher : public SourceWatcher {
 };
 
 // The paths (relative to `root`) a consumer believes exist after replaying `events` from an
-// initial `known` set: CREATE/MOVED_TO add, DELETE removes, MOVED_FROM removes the path and
-// everything below it, and a MOVED_FROM/MOVED_TO pair of a directory carries its descendants.
+// initial `known` set: CREATE adds; DELETE removes the path and everything below it; a
+// MOVED_FROM removes the path and everything below it; a MOVED_TO replaces whatever was at its
+// path (a rename replaces its target) and, paired with the MOVED_FROM before it, carries the
+// moved directory's descendants along.
 inline std::set<std::string> Replay(std::set<std::string> known, const std::vector<Event>& events) {
-  auto below = [&](const std::string& dir) {
+  auto take_below = [&](const std::string& dir) {
     std::vector<std::string> out;
-    for (auto it = known.lower_bound(dir + "/"); it != known.end() && it->rfind(dir + "/", 0) == 0;
-         ++it) {
+    const std::string prefix = dir + "/";
+    auto it = known.lower_bound(prefix);
+    while (it != known.end() && it->starts_with(prefix)) {
       out.push_back(*it);
+      it = known.erase(it);
     }
+    known.erase(dir);
     return out;
   };
+  std::vector<std::string> carried;
+  std::string carried_from;
   for (size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
     const std::string rel = RelativePath(e.root, e.path);
-    if (e.mask & (kind::kCreate)) known.insert(rel);
-    if (e.mask & kind::kDelete) known.erase(rel);
+    if (e.mask & kind::kCreate) known.insert(rel);
+    if (e.mask & kind::kDelete) take_below(rel);
     if (e.mask & kind::kMovedFrom) {
       const bool paired = i + 1 < events.size() && (events[i + 1].mask & kind::kMovedTo) &&
                           events[i + 1].cookie == e.cookie;
-      const std::string to = paired ? RelativePath(events[i + 1].root, events[i + 1].path) : "";
-      for (const auto& p : below(rel)) {
-        known.erase(p);
-        if (paired) known.insert(to + p.substr(rel.size()));
+      const bool existed = known.contains(rel);
+      std::vector<std::string> below = take_below(rel);
+      carried.clear();
+      if (paired && existed) {
+        carried = std::move(below);
+        carried_from = rel;
       }
-      known.erase(rel);
     }
-    if (e.mask & kind::kMovedTo) known.insert(rel);
+    if (e.mask & kind::kMovedTo) {
+      take_below(rel);
+      known.insert(rel);
+      for (const auto& p : carried) known.insert(rel + p.substr(carried_from.size()));
+      carried.clear();
+    }
   }
   return known;
 }

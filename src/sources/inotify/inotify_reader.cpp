@@ -32,8 +32,10 @@ Status InotifySource::Drain(std::vector<Event>& out) {
   const size_t limit = start + kMaxEventsPerDrain;
   while (out.size() < limit) {
     if (pos_ == end_ && !Fill()) {
-      if (errno == EAGAIN) break;
-      return Status::FromErrno(errno, "inotify source: read");
+      if (errno != EAGAIN) return Status::FromErrno(errno, "inotify source: read");
+      // The queue ran dry: every event that could predate a listing has been applied.
+      ReconcileDirty(out);
+      break;
     }
     ProcessBuffered(out, limit);
   }
@@ -47,6 +49,7 @@ bool InotifySource::Fill() {
     if (n > 0) {
       pos_ = 0;
       end_ = static_cast<size_t>(n);
+      bytes_read_ += end_;
       read_ts_ = NowNs();
       return true;
     }
@@ -62,6 +65,7 @@ void InotifySource::ProcessBuffered(std::vector<Event>& out, size_t limit) {
     auto* ev = reinterpret_cast<inotify_event*>(base + pos_);
     pos_ += sizeof(inotify_event) + ev->len;
     if (ev->mask == 0) continue;  // a MOVED_TO already handled with its MOVED_FROM
+    event_end_ = bytes_read_ - (end_ - pos_);
     if (ev->mask & IN_MOVED_FROM) {
       HandleMovedFrom(ev, out);
     } else {
@@ -137,6 +141,9 @@ void InotifySource::Dispatch(const inotify_event* ev, std::vector<Event>& out) {
     return;
   }
   const uint32_t isdir = m & IN_ISDIR;
+  // A subdirectory appearing or going while the directory's listing was under way: the
+  // listing may have seen another directory under this name.
+  if (isdir && InWindow(dir)) MarkDirty(dir);
   if (m & IN_CREATE) {
     if (it == dir->entries.end()) it = dir->entries.try_emplace(std::string(name)).first;
     it->second.is_dir = isdir != 0;
@@ -180,17 +187,34 @@ void InotifySource::HandleMove(const inotify_event* from, const inotify_event* t
   DirNode* from_dir = from != nullptr ? tree_.Find(from->wd) : nullptr;
   DirNode* to_dir = to != nullptr ? tree_.Find(to->wd) : nullptr;
   if (from_dir == nullptr && to_dir == nullptr) return;
-  const uint32_t cookie = NextCookie();
   const uint32_t isdir = (from != nullptr ? from->mask : to->mask) & IN_ISDIR;
+  // A directory renamed while either side's listing was under way: which directory each name
+  // holds is checked again once the queue is empty.
+  if (isdir && ((from_dir != nullptr && InWindow(from_dir)) || (to_dir != nullptr && InWindow(to_dir)))) {
+    if (from_dir != nullptr) MarkDirty(from_dir);
+    if (to_dir != nullptr) MarkDirty(to_dir);
+  }
   DirNode* moved = nullptr;
+  EntryMap::iterator from_entry;
   if (from_dir != nullptr) {
-    const std::string_view name = NameOf(from);
-    Emit(out, kind::kMovedFrom | isdir, cookie, from_dir, name);
-    auto it = from_dir->entries.find(name);
-    if (it != from_dir->entries.end()) {
-      moved = it->second.child;
-      from_dir->entries.erase(it);
+    from_entry = from_dir->entries.find(NameOf(from));
+    if (from_entry != from_dir->entries.end()) moved = from_entry->second.child;
+  }
+  if (moved != nullptr && to_dir != nullptr) {
+    // The directory it went to is known to lie inside it, or the directory it replaces is
+    // known to hold it: what is known is out of date.
+    auto target = to_dir->entries.find(NameOf(to));
+    DirNode* replaced = target != to_dir->entries.end() ? target->second.child : nullptr;
+    if (WatchTree::IsWithin(to_dir, moved) ||
+        (replaced != nullptr && replaced != moved && WatchTree::IsWithin(moved, replaced))) {
+      WantRescan("a directory was renamed into a place known to lie inside it");
+      return;
     }
+  }
+  const uint32_t cookie = NextCookie();
+  if (from_dir != nullptr) {
+    Emit(out, kind::kMovedFrom | isdir, cookie, from_dir, NameOf(from));
+    if (from_entry != from_dir->entries.end()) from_dir->entries.erase(from_entry);
   }
   if (to_dir != nullptr) {
     const std::string_view name = NameOf(to);
@@ -204,14 +228,19 @@ void InotifySource::HandleMove(const inotify_event* from, const inotify_event* t
       if (moved != nullptr) {
         tree_.Move(moved, to_dir, name);  // within the tree: descendants follow, no rescan
       } else {
+        // Moved within the tree, but its contents were never listed (its MOVED_FROM came
+        // alone earlier, or it was renamed before its watch landed): list and report them.
         // Moved in from outside: as with inotify itself, only the MOVED_TO is reported, not
         // the contents; they are watched so that later changes inside are reported.
-        Status s = WatchSubtree(to_dir, name, ScanMode::kSilent, out);
+        const bool within = from_dir != nullptr || lone_from_cookies_.Contains(to->cookie);
+        Status s = WatchSubtree(to_dir, name, within ? ScanMode::kReport : ScanMode::kSilent, out);
         if (!s.ok()) ReportRunningWatchError(s);
       }
     }
-  } else if (moved != nullptr) {
-    ReleaseSubtree(moved);  // moved out of the watched tree
+  } else if (isdir) {
+    // Moved out of the watched tree, or its MOVED_TO is not in reach yet.
+    lone_from_cookies_.Add(from->cookie);
+    if (moved != nullptr) ReleaseSubtree(moved);
   }
   UpdateWatchCount();
 }

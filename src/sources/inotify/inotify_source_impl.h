@@ -16,12 +16,18 @@
 //   MOVED_TO left the watched tree: a directory moved out loses its watches. A directory moved
 //   in from outside is reported by its MOVED_TO alone (as inotify does: its contents are not
 //   reported as CREATEs) and gets watches, so later changes inside it are reported. A
-//   directory moved within the tree keeps its watches; its node is re-parented.
-// - DELETE_SELF/MOVE_SELF are reported for roots only (a moved root is no longer watched:
-//   its path no longer names it); for subdirectories the parent's DELETE/MOVED_FROM says it.
-// - IN_Q_OVERFLOW becomes one OVERFLOW per root followed by a reconciling rescan that reports
-//   CREATE/DELETE for every difference between the known and the real tree.
-//
+//   directory moved within the tree keeps its watches; its node is re-parented. A directory
+//   moved within the tree whose contents this source never listed (it was renamed before its
+//   watch landed, or its MOVED_TO came apart from its MOVED_FROM) is listed at its new place
+//   and its contents reported as CREATEs. A listing that meets a directory already watched
+//   elsewhere reports it as moved there (MOVED_FROM + MOVED_TO), not as a new directory.
+// - Convergence: what this source reports is exactly what it knows of the tree, so that a
+//   consumer replaying the stream holds the same tree. Queued events about a directory that
+//   predate its listing (or a watch placed on one of its subdirectories) cannot be ordered
+//   against it; when such an event changes a subdirectory, the directory is marked and, once
+//   the queue is empty, listed again and checked against what is known (each subdirectory's
+//   watch still on the directory at that path): differences are reported as CREATE/DELETE or
+//   moves, so the stream converges on the real tree when the changes stop.
 // Threads: Start/Wait/Drain from one thread; Stop and Stats from any thread.
 #pragma once
 
@@ -35,6 +41,7 @@
 #include "fathom/source.h"
 #include "core/unique_fd.h"
 #include "sources/internal/source_util.h"
+#include "sources/inotify/recent_cookies.h"
 #include "sources/inotify/watch_tree.h"
 
 namespace fathom::inotify_internal {
@@ -59,6 +66,7 @@ class InotifySource final : public Source {
   struct Placed {
     DirNode* node = nullptr;
     bool is_new = false;
+    bool moved = false;  // an existing node re-parented here (reported as a move in kReport)
   };
   enum class ScanMode { kReport, kSilent };
 
@@ -77,7 +85,10 @@ class InotifySource final : public Source {
   uint32_t NextCookie();
 
   // --- watches and scans (inotify_watches.cpp)
-  Result<Placed> AddWatch(DirNode* parent, std::string_view name);
+  // Watches `parent/name`. A directory already watched elsewhere is moved here; in kReport
+  // mode that is reported as MOVED_FROM (old place) + MOVED_TO (here).
+  Result<Placed> AddWatch(DirNode* parent, std::string_view name, ScanMode mode,
+                          std::vector<Event>& out);
   // Watches `parent/name` and every directory below it; records entries, and in kReport mode
   // reports each as CREATE (marked scan_pending). Returns the first watch error.
   Status WatchSubtree(DirNode* parent, std::string_view name, ScanMode mode,
@@ -94,12 +105,33 @@ class InotifySource final : public Source {
   void ForgetNode(DirNode* node);
   void ReportRunningWatchError(const Status& status);
   void HandleOverflow(std::vector<Event>& out);
-  void Reconcile(DirNode* node, std::vector<Event>& out, std::vector<int>& pending);
+  // OVERFLOW for each root, then every watched directory reconciled (Depth::kWholeTree).
+  void Rescan(std::vector<Event>& out);
+  // What is known contradicts itself (events applied in an order the kernel could not make
+  // clear): the event is not applied, and Rescan() runs once the queue has been read.
+  void WantRescan(std::string_view why);
+  // Lists `node` again and reports the differences from what is known. kWholeTree queues every
+  // watched subdirectory on `pending`; kThisDirectory only those whose watch is no longer on
+  // the directory at their path.
+  enum class Depth { kWholeTree, kThisDirectory };
+  void Reconcile(DirNode* node, Depth depth, std::vector<Event>& out, std::vector<int>& pending);
+  // Reconciles the directories marked by MarkDirty (kThisDirectory), after the queue ran dry.
+  void ReconcileDirty(std::vector<Event>& out);
+  // --- convergence bookkeeping (inotify_watches.cpp)
+  // Events queued now about `node` may predate what was just learned of it (a listing, a watch
+  // on a subdirectory): remember up to where the stream holds them.
+  void OpenWindow(DirNode* node);
+  bool InWindow(const DirNode* node) const { return event_end_ <= node->window_end; }
+  void MarkDirty(DirNode* node);
+  // Whether `node`'s watch is on the directory now at `path`.
+  bool StillAt(const DirNode* node, const std::string& path);
   // During a rescan, the directory at `path` may be one still known at another place (it was
   // moved while events were lost): reports DELETE for what is known below that old place and
   // releases it, so the directory is scanned afresh here. Its entry in the old parent stays
-  // for that parent's own reconciliation to report. Returns false if it is a root (kept).
-  bool ForgetOldPlace(const std::string& path, std::vector<Event>& out);
+  // for that parent's own reconciliation to report. Returns false if it is a root, or
+  // `reconciling` (the directory being listed) or one of its ancestors (all kept).
+  bool ForgetOldPlace(const std::string& path, const DirNode* reconciling,
+                      std::vector<Event>& out);
   // Reports DELETE for everything known below `node`, deepest first, then releases the
   // watches of `node` and everything below it.
   void DeleteSubtree(DirNode* node, std::vector<Event>& out);
@@ -122,6 +154,11 @@ class InotifySource final : public Source {
   size_t end_ = 0;
   std::vector<uint64_t> moved_from_copy_;  // a MOVED_FROM kept across a refill of buf_
   int64_t read_ts_ = 0;
+  uint64_t bytes_read_ = 0;  // stream offset: bytes read from the inotify descriptor so far
+  uint64_t event_end_ = 0;   // stream offset just past the record being processed
+  std::vector<int> dirty_;   // directories waiting for a verifying listing (MarkDirty)
+  bool rescan_wanted_ = false;
+  RecentCookies lone_from_cookies_{1024};
 
   // Descriptors removed with inotify_rm_watch whose IN_IGNORED has not arrived yet: their
   // remaining queued events are stale, not unresolved.

@@ -1,6 +1,7 @@
 // Placing and releasing watches, scanning new directories, and the overflow rescan.
 #include <spdlog/spdlog.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -13,20 +14,41 @@
 
 namespace fathom::inotify_internal {
 
-Result<InotifySource::Placed> InotifySource::AddWatch(DirNode* parent, std::string_view name) {
+Result<InotifySource::Placed> InotifySource::AddWatch(DirNode* parent, std::string_view name,
+                                                      ScanMode mode, std::vector<Event>& out) {
   const std::string path = tree_.ChildPath(parent, name);
   int wd = inotify_add_watch(inotify_fd_.get(), path.c_str(), scan_mask_);
   if (wd < 0) {
     int err = errno;
     if (err == ENOENT || err == ENOTDIR) return Placed{};  // gone or replaced already
     ++counters_.watch_failures;
-    return WatchError(err, path);
+    if (err != EACCES && err != EPERM) return WatchError(err, path);
+    // Not readable by this user: as with `inotifywait -r`, the rest is still watched.
+    ReportRunningWatchError(Status::Error(
+        "cannot watch " + path + ": permission denied; changes below it are not reported (run "
+        "as a user who may read it, or leave it out with --exclude)"));
+    return Placed{};
   }
+  // Events queued about `parent` may be older than this watch: see OpenWindow.
+  OpenWindow(parent);
   if (DirNode* existing = tree_.Find(wd)) {
     // Already watched: the same directory reached again. A root stays a root.
     if (existing->root >= 0) return Placed{};
-    if (existing->parent != parent || existing->name != name) tree_.Move(existing, parent, name);
-    return Placed{existing, false};
+    if (existing->parent == parent && existing->name == name) return Placed{existing, false};
+    if (WatchTree::IsWithin(parent, existing)) {
+      WantRescan("a directory was found inside one known to lie inside it");
+      return Placed{};
+    }
+    // Known at another place: it was moved here. Tell it as a move, so that a consumer moves
+    // what it knows below the old place too.
+    DirNode* old_parent = existing->parent;
+    const std::string old_name = existing->name;
+    const uint32_t cookie = NextCookie();
+    if (mode == ScanMode::kReport) Emit(out, kind::kMovedFrom | kind::kIsDir, cookie, old_parent, old_name);
+    tree_.Move(existing, parent, name);
+    old_parent->entries.erase(old_name);
+    if (mode == ScanMode::kReport) Emit(out, kind::kMovedTo | kind::kIsDir, cookie, parent, name);
+    return Placed{existing, false, true};
   }
   DirNode* node = tree_.AddChild(parent, name, wd);
   UpdateWatchCount();
@@ -35,7 +57,7 @@ Result<InotifySource::Placed> InotifySource::AddWatch(DirNode* parent, std::stri
 
 Status InotifySource::WatchSubtree(DirNode* parent, std::string_view name, ScanMode mode,
                                    std::vector<Event>& out) {
-  FATHOM_ASSIGN_OR_RETURN(Placed placed, AddWatch(parent, name));
+  FATHOM_ASSIGN_OR_RETURN(Placed placed, AddWatch(parent, name, mode, out));
   if (placed.node == nullptr || !placed.is_new) return Status::Ok();
   std::vector<DirNode*> pending{placed.node};
   Status first;
@@ -57,18 +79,22 @@ Status InotifySource::ListInto(DirNode* node, ScanMode mode, std::vector<Event>&
     auto [it, inserted] = node->entries.try_emplace(std::string(name));
     if (!inserted) return;  // already known from an event
     it->second.is_dir = is_dir;
+    if (is_dir && options_.recursive) {
+      Result<Placed> placed = AddWatch(node, name, mode, out);
+      if (!placed.ok()) {
+        if (first.ok()) first = placed.status();
+      } else if (placed->moved) {
+        return;  // reported as moved here from where it was known
+      } else if (placed->node != nullptr && placed->is_new) {
+        pending.push_back(placed->node);
+      }
+    }
     if (mode == ScanMode::kReport) {
-      it->second.scan_pending = true;
+      node->entries[std::string(name)].scan_pending = true;
       Emit(out, kind::kCreate | (is_dir ? kind::kIsDir : 0), 0, node, name);
     }
-    if (!is_dir || !options_.recursive) return;
-    Result<Placed> placed = AddWatch(node, name);
-    if (!placed.ok()) {
-      if (first.ok()) first = placed.status();
-      return;
-    }
-    if (placed->node != nullptr && placed->is_new) pending.push_back(placed->node);
   });
+  OpenWindow(node);
   EnableReads(node, path);
   if (!listed.ok() && listed.code() != std::errc::no_such_file_or_directory &&
       listed.code() != std::errc::not_a_directory) {
@@ -115,10 +141,23 @@ void InotifySource::ReportRunningWatchError(const Status& status) {
 
 void InotifySource::HandleOverflow(std::vector<Event>& out) {
   ++counters_.overflows;
-  ++counters_.rescans;
   spdlog::warn(
       "inotify: the kernel queue overflowed (fs.inotify.max_queued_events); events were lost, "
       "rescanning the watched directories");
+  Rescan(out);
+}
+
+void InotifySource::WantRescan(std::string_view why) {
+  if (!rescan_wanted_) {
+    spdlog::warn("inotify: {}; the watched directories will be rescanned once the queue is read",
+                 why);
+  }
+  rescan_wanted_ = true;
+}
+
+void InotifySource::Rescan(std::vector<Event>& out) {
+  rescan_wanted_ = false;
+  ++counters_.rescans;
   std::vector<DirNode*> roots = tree_.RootNodes();
   std::sort(roots.begin(), roots.end(),
             [](const DirNode* a, const DirNode* b) { return a->root < b->root; });
@@ -130,23 +169,66 @@ void InotifySource::HandleOverflow(std::vector<Event>& out) {
   while (!pending.empty()) {
     DirNode* node = tree_.Find(pending.back());
     pending.pop_back();
-    if (node != nullptr) Reconcile(node, out, pending);
+    if (node != nullptr) Reconcile(node, Depth::kWholeTree, out, pending);
   }
   UpdateWatchCount();
 }
 
-void InotifySource::Reconcile(DirNode* node, std::vector<Event>& out, std::vector<int>& pending) {
+void InotifySource::OpenWindow(DirNode* node) {
+  int queued = 0;
+  if (ioctl(inotify_fd_.get(), FIONREAD, &queued) != 0) queued = 0;
+  // Everything read but not processed yet, and everything still queued in the kernel.
+  node->window_end = bytes_read_ + static_cast<uint64_t>(queued);
+}
+
+bool InotifySource::StillAt(const DirNode* node, const std::string& path) {
+  return inotify_add_watch(inotify_fd_.get(), path.c_str(), scan_mask_) == node->wd;
+}
+
+void InotifySource::MarkDirty(DirNode* node) {
+  if (node->dirty) return;
+  node->dirty = true;
+  dirty_.push_back(node->wd);
+}
+
+void InotifySource::ReconcileDirty(std::vector<Event>& out) {
+  if (rescan_wanted_) Rescan(out);
+  // A verifying listing can find more to verify (a directory met at another place); the rest
+  // waits for the next time the queue runs dry.
+  for (int round = 0; round < 4 && !dirty_.empty(); ++round) {
+    std::vector<int> wds;
+    wds.swap(dirty_);
+    std::vector<int> pending;
+    for (int wd : wds) {
+      DirNode* node = tree_.Find(wd);
+      if (node == nullptr || !node->dirty) continue;
+      node->dirty = false;
+      pending.push_back(wd);
+      while (!pending.empty()) {
+        DirNode* n = tree_.Find(pending.back());
+        pending.pop_back();
+        if (n != nullptr) Reconcile(n, Depth::kThisDirectory, out, pending);
+      }
+    }
+  }
+  UpdateWatchCount();
+}
+
+void InotifySource::Reconcile(DirNode* node, Depth depth, std::vector<Event>& out,
+                              std::vector<int>& pending) {
   const std::string path = tree_.DirPath(node);
   // The directory at this path may have been replaced meanwhile (its IN_IGNORED can be lost
   // in an overflow too): re-adding the watch returns the existing descriptor only if not.
   int wd = inotify_add_watch(inotify_fd_.get(), path.c_str(), scan_mask_);
   if (wd < 0) {
     if (errno != ENOENT && errno != ENOTDIR) ReportRunningWatchError(WatchError(errno, path));
-    return;  // gone: its parent's listing reports it
+    // Gone: its parent's listing reports it.
+    if (depth == Depth::kThisDirectory && node->parent != nullptr) MarkDirty(node->parent);
+    return;
   }
   if (wd != node->wd) {
     if (tree_.Find(wd) != nullptr) {
-      if (!ForgetOldPlace(path, out)) return;
+      if (!ForgetOldPlace(path, node, out)) return;
       wd = inotify_add_watch(inotify_fd_.get(), path.c_str(), scan_mask_);
       if (wd < 0) return;
     }
@@ -159,6 +241,7 @@ void InotifySource::Reconcile(DirNode* node, std::vector<Event>& out, std::vecto
     present.emplace_back(std::string(name), is_dir);
   });
   if (!listed.ok()) return;
+  OpenWindow(node);
   EnableReads(node, path);
   std::unordered_set<std::string_view> seen;
   seen.reserve(present.size());
@@ -178,15 +261,16 @@ void InotifySource::Reconcile(DirNode* node, std::vector<Event>& out, std::vecto
       entry.is_dir = is_dir;
       entry.scan_pending = true;
       Emit(out, kind::kCreate | (is_dir ? kind::kIsDir : 0), 0, node, name);
-      if (is_dir && options_.recursive && ForgetOldPlace(tree_.ChildPath(node, name), out)) {
+      if (is_dir && options_.recursive && ForgetOldPlace(tree_.ChildPath(node, name), node, out)) {
         Status s = WatchSubtree(node, name, ScanMode::kReport, out);
         if (!s.ok()) ReportRunningWatchError(s);
       }
       continue;
     }
     if (!is_dir || !options_.recursive) continue;
-    if (it->second.child != nullptr) {
-      pending.push_back(it->second.child->wd);
+    if (DirNode* child = it->second.child; child != nullptr) {
+      if (depth == Depth::kWholeTree || !StillAt(child, tree_.ChildPath(node, name)))
+        pending.push_back(child->wd);
     } else {  // known but not watched (an earlier watch failed): watch and report its contents
       Status s = WatchSubtree(node, name, ScanMode::kReport, out);
       if (!s.ok()) ReportRunningWatchError(s);
@@ -205,11 +289,18 @@ void InotifySource::Reconcile(DirNode* node, std::vector<Event>& out, std::vecto
   }
 }
 
-bool InotifySource::ForgetOldPlace(const std::string& path, std::vector<Event>& out) {
+bool InotifySource::ForgetOldPlace(const std::string& path, const DirNode* reconciling,
+                                   std::vector<Event>& out) {
   const int wd = inotify_add_watch(inotify_fd_.get(), path.c_str(), scan_mask_);
   DirNode* other = wd >= 0 ? tree_.Find(wd) : nullptr;
   if (other == nullptr) return true;
   if (other->root >= 0) return false;
+  if (WatchTree::IsWithin(reconciling, other)) {
+    WantRescan("a directory was found inside one known to lie inside it");
+    return false;
+  }
+  // Its old place is now an entry without a watch: its parent's listing settles it.
+  if (other->parent != nullptr) MarkDirty(other->parent);
   DeleteSubtree(other, out);
   return true;
 }

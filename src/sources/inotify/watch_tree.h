@@ -48,6 +48,11 @@ struct DirNode {
   std::string path;
   int root_of = -1;
   uint64_t path_gen = 0;
+  // Offset in the inotify stream up to which queued events about this directory may predate
+  // its last listing or the last watch placed on one of its subdirectories (see
+  // InotifySource::OpenWindow), and whether it waits for a verifying listing.
+  uint64_t window_end = 0;
+  bool dirty = false;
 };
 
 class WatchTree {
@@ -72,6 +77,15 @@ class WatchTree {
   // Forgets `node` and every node below it, detaching it from its parent's entry; calls
   // `on_removed(wd)` for each removed node.
   void RemoveSubtree(DirNode* node, const std::function<void(int)>& on_removed);
+  // Whether `node` is `ancestor` or lies below it. (Moving `ancestor` under such a node would
+  // make a cycle: the tree can hold that a directory is inside one that is really inside it
+  // by now, until the events or listings that say otherwise are applied.)
+  static bool IsWithin(const DirNode* node, const DirNode* ancestor) {
+    for (const DirNode* p = node; p != nullptr; p = p->parent) {
+      if (p == ancestor) return true;
+    }
+    return false;
+  }
   // Every root node (roots whose watch is gone are absent).
   std::vector<DirNode*> RootNodes() const;
 

@@ -1,0 +1,141 @@
+// Convergence under concurrent namespace churn: three processes reshape a watched tree at random
+// (nested mkdir -p, file creation, renames of populated directories across levels, files moved
+// between directories, rm -rf), and replaying the source's events from the empty tree must
+// rebuild the real final tree exactly — with both backends, several seeds, and with a kernel
+// queue so small that inotify overflows (OVERFLOW and the reconciling rescan must converge).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "sources/source_test_util.h"
+#include "support/namespace_churn.h"
+#include "support/temp_dir.h"
+
+namespace fathom::testing {
+namespace {
+
+constexpr int kWorkers = 3;
+
+struct ChurnCase {
+  std::string backend;   // "inotify" or "fanotify"
+  uint64_t seed;
+  size_t queue_events;   // fs.inotify.max_queued_events for the source, 0: the system's
+};
+
+std::string CaseName(const ::testing::TestParamInfo<ChurnCase>& info) {
+  return info.param.backend + "_seed" + std::to_string(info.param.seed) +
+         (info.param.queue_events != 0 ? "_queue" + std::to_string(info.param.queue_events) : "");
+}
+
+std::set<std::string> RealTree(const std::string& root) {
+  std::set<std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    out.insert(RelativePath(root, e.path().string()));
+  }
+  return out;
+}
+
+// Sets fs.inotify.max_queued_events for as long as it lives (an inotify instance keeps the
+// value it was created with).
+class QueueLimit {
+ public:
+  explicit QueueLimit(size_t events) {
+    if (events == 0) return;
+    std::ifstream("/proc/sys/fs/inotify/max_queued_events") >> saved_;
+    std::ofstream("/proc/sys/fs/inotify/max_queued_events") << events;
+  }
+  ~QueueLimit() {
+    if (saved_ != 0) std::ofstream("/proc/sys/fs/inotify/max_queued_events") << saved_;
+  }
+
+ private:
+  size_t saved_ = 0;
+};
+
+std::string Differences(const std::set<std::string>& want, const std::set<std::string>& got) {
+  std::string out;
+  int shown = 0;
+  for (const auto& p : want) {
+    if (!got.contains(p) && shown++ < 30) out += "  missing " + p + "\n";
+  }
+  for (const auto& p : got) {
+    if (!want.contains(p) && shown++ < 30) out += "  extra   " + p + "\n";
+  }
+  return out;
+}
+
+class NamespaceChurn : public ::testing::TestWithParam<ChurnCase> {};
+
+TEST_P(NamespaceChurn, ReplayingTheStreamRebuildsTheFinalTree) {
+  const ChurnCase& c = GetParam();
+  if (c.backend == "fanotify" && geteuid() != 0) GTEST_SKIP() << "fanotify needs root";
+  TempDir dir;
+  std::unique_ptr<SourceWatcher> w;
+  if (c.backend == "fanotify") {
+    w = std::make_unique<FanWatcher>(std::vector<std::string>{dir.path()});
+  } else {
+    w = std::make_unique<Watcher>(std::vector<std::string>{dir.path()});
+  }
+  {
+    QueueLimit limit(c.queue_events);
+    ASSERT_TRUE(w->Start().ok());
+  }
+  w->StartBackground();
+
+  std::vector<pid_t> workers;
+  for (int i = 0; i < kWorkers; ++i) {
+    workers.push_back(StartNamespaceChurn(
+        dir.path(), ChurnOptions{.seed = c.seed * 1000 + static_cast<uint64_t>(i),
+                                 .operations = 4000,
+                                 .max_depth = 4}));
+  }
+  for (pid_t pid : workers) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  // The tree is final now: wait until the stream has been quiet for a second.
+  size_t seen = 0;
+  auto last_change = std::chrono::steady_clock::now();
+  const auto deadline = last_change + 60s;
+  while (std::chrono::steady_clock::now() < deadline &&
+         std::chrono::steady_clock::now() - last_change < 1s) {
+    std::this_thread::sleep_for(50ms);
+    const size_t n = w->Snapshot().size();
+    if (n != seen) {
+      seen = n;
+      last_change = std::chrono::steady_clock::now();
+    }
+  }
+  w->StopBackground();
+  const std::vector<Event> events = w->Snapshot();
+  const std::set<std::string> real = RealTree(dir.path());
+  const std::set<std::string> replayed = Replay({}, events);
+  if (const char* dump = getenv("CHURN_DUMP"); dump != nullptr && replayed != real) {
+    std::ofstream f(dump);
+    for (const auto& e : events) f << KindNames(e.mask) << " " << e.cookie << " " << RelativePath(e.root, e.path) << "\n";
+  }
+  size_t overflows = 0;
+  for (const auto& e : events) overflows += (e.mask & kind::kOverflow) != 0;
+  EXPECT_EQ(replayed, real) << events.size() << " events, " << overflows << " overflows, "
+                            << real.size() << " entries in the final tree\n"
+                            << Differences(real, replayed);
+  if (c.queue_events != 0) {
+    EXPECT_GT(overflows, 0u) << "the small queue was meant to overflow";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, NamespaceChurn,
+                         ::testing::Values(ChurnCase{"inotify", 1, 0}, ChurnCase{"inotify", 2, 0},
+                                           ChurnCase{"inotify", 3, 0}, ChurnCase{"inotify", 4, 0},
+                                           ChurnCase{"inotify", 5, 64},
+                                           ChurnCase{"inotify", 6, 64},
+                                           ChurnCase{"fanotify", 1, 0},
+                                           ChurnCase{"fanotify", 2, 0},
+                                           ChurnCase{"fanotify", 3, 0}),
+                         CaseName);
+
+}  // namespace
+}  // namespace fathom::testing
