@@ -24,6 +24,10 @@ struct ChurnCase {
   size_t queue_events;   // fs.inotify.max_queued_events for the source, 0: the system's
 };
 
+void PrintTo(const ChurnCase& c, std::ostream* os) {
+  *os << c.backend << ", seed " << c.seed << ", queue " << c.queue_events;
+}
+
 std::string CaseName(const ::testing::TestParamInfo<ChurnCase>& info) {
   return info.param.backend + "_seed" + std::to_string(info.param.seed) +
          (info.param.queue_events != 0 ? "_queue" + std::to_string(info.param.queue_events) : "");

@@ -132,12 +132,13 @@ void InotifySource::Dispatch(const inotify_event* ev, std::vector<Event>& out) {
     return;
   }
   auto it = dir->entries.find(name);
-  if (it != dir->entries.end() && it->second.scan_pending) {
+  const bool listed = it != dir->entries.end() && it->second.scan_pending;
+  if (listed) {
     it->second.scan_pending = false;
     if (m & IN_CREATE) return;  // already reported by the scan of this directory
   }
   if (m & IN_MOVED_TO) {  // no MOVED_FROM before it: moved in from outside the watched tree
-    HandleMove(nullptr, ev, out);
+    HandleMove(nullptr, ev, out, listed);
     return;
   }
   const uint32_t isdir = m & IN_ISDIR;
@@ -183,7 +184,7 @@ void InotifySource::HandleSelfEvent(DirNode* dir, uint32_t mask, std::vector<Eve
 }
 
 void InotifySource::HandleMove(const inotify_event* from, const inotify_event* to,
-                               std::vector<Event>& out) {
+                               std::vector<Event>& out, bool to_was_listed) {
   DirNode* from_dir = from != nullptr ? tree_.Find(from->wd) : nullptr;
   DirNode* to_dir = to != nullptr ? tree_.Find(to->wd) : nullptr;
   if (from_dir == nullptr && to_dir == nullptr) return;
@@ -229,10 +230,12 @@ void InotifySource::HandleMove(const inotify_event* from, const inotify_event* t
         tree_.Move(moved, to_dir, name);  // within the tree: descendants follow, no rescan
       } else {
         // Moved within the tree, but its contents were never listed (its MOVED_FROM came
-        // alone earlier, or it was renamed before its watch landed): list and report them.
+        // alone earlier, or it was renamed before its watch landed), or moved over a name a
+        // listing had reported (whose contents the MOVED_TO replaces): list and report them.
         // Moved in from outside: as with inotify itself, only the MOVED_TO is reported, not
         // the contents; they are watched so that later changes inside are reported.
-        const bool within = from_dir != nullptr || lone_from_cookies_.Contains(to->cookie);
+        const bool within =
+            from_dir != nullptr || to_was_listed || lone_from_cookies_.Contains(to->cookie);
         Status s = WatchSubtree(to_dir, name, within ? ScanMode::kReport : ScanMode::kSilent, out);
         if (!s.ok()) ReportRunningWatchError(s);
       }

@@ -79,7 +79,9 @@ class InotifySource final : public Source {
   inotify_event* FindMovedTo(uint32_t cookie);
   void Dispatch(const inotify_event* ev, std::vector<Event>& out);
   void HandleSelfEvent(DirNode* dir, uint32_t mask, std::vector<Event>& out);
-  void HandleMove(const inotify_event* from, const inotify_event* to, std::vector<Event>& out);
+  // `to_was_listed`: the MOVED_TO's name was reported by a listing and nothing since.
+  void HandleMove(const inotify_event* from, const inotify_event* to, std::vector<Event>& out,
+                  bool to_was_listed = false);
   void Emit(std::vector<Event>& out, uint32_t mask, uint32_t cookie, DirNode* dir,
             std::string_view name);
   uint32_t NextCookie();

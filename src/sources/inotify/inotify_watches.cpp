@@ -20,7 +20,12 @@ Result<InotifySource::Placed> InotifySource::AddWatch(DirNode* parent, std::stri
   int wd = inotify_add_watch(inotify_fd_.get(), path.c_str(), scan_mask_);
   if (wd < 0) {
     int err = errno;
-    if (err == ENOENT || err == ENOTDIR) return Placed{};  // gone or replaced already
+    if (err == ENOENT || err == ENOTDIR) {
+      // Gone, replaced, or a directory above it renamed since it was seen: the parent's next
+      // listing (at its path of then) settles whether it is there.
+      MarkDirty(parent);
+      return Placed{};
+    }
     ++counters_.watch_failures;
     if (err != EACCES && err != EPERM) return WatchError(err, path);
     // Not readable by this user: as with `inotifywait -r`, the rest is still watched.
@@ -96,8 +101,10 @@ Status InotifySource::ListInto(DirNode* node, ScanMode mode, std::vector<Event>&
   });
   OpenWindow(node);
   EnableReads(node, path);
-  if (!listed.ok() && listed.code() != std::errc::no_such_file_or_directory &&
-      listed.code() != std::errc::not_a_directory) {
+  if (listed.code() == std::errc::no_such_file_or_directory ||
+      listed.code() == std::errc::not_a_directory) {
+    MarkDirty(node);  // not at this path any more: listed again where the events put it
+  } else if (!listed.ok()) {
     spdlog::warn("inotify: {}", listed.message());
   }
   return first;
@@ -240,7 +247,13 @@ void InotifySource::Reconcile(DirNode* node, Depth depth, std::vector<Event>& ou
   Status listed = ListDirectory(path, [&](std::string_view name, bool is_dir) {
     present.emplace_back(std::string(name), is_dir);
   });
-  if (!listed.ok()) return;
+  if (!listed.ok()) {
+    if (depth == Depth::kThisDirectory && (listed.code() == std::errc::no_such_file_or_directory ||
+                                          listed.code() == std::errc::not_a_directory)) {
+      MarkDirty(node);
+    }
+    return;
+  }
   OpenWindow(node);
   EnableReads(node, path);
   std::unordered_set<std::string_view> seen;
