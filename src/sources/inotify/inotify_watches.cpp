@@ -27,6 +27,7 @@ Result<InotifySource::Placed> InotifySource::AddWatch(DirNode* parent, std::stri
       return Placed{};
     }
     ++counters_.watch_failures;
+    parent->entries[std::string(name)].watch_failed = true;
     if (err != EACCES && err != EPERM) return WatchError(err, path);
     // Not readable by this user: as with `inotifywait -r`, the rest is still watched.
     ReportRunningWatchError(Status::Error(
@@ -284,7 +285,9 @@ void InotifySource::Reconcile(DirNode* node, Depth depth, std::vector<Event>& ou
     if (DirNode* child = it->second.child; child != nullptr) {
       if (depth == Depth::kWholeTree || !StillAt(child, tree_.ChildPath(node, name)))
         pending.push_back(child->wd);
-    } else {  // known but not watched (an earlier watch failed): watch and report its contents
+    } else if (depth == Depth::kWholeTree || !it->second.watch_failed) {
+      // Known but not watched (gone when its watch was placed, or the watch failed): watch
+      // and report its contents. A verifying listing does not retry failed watches.
       Status s = WatchSubtree(node, name, ScanMode::kReport, out);
       if (!s.ok()) ReportRunningWatchError(s);
     }

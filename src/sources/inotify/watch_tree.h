@@ -30,6 +30,7 @@ struct DirEntry {
   DirNode* child = nullptr;  // the watched subdirectory, if this entry is one
   bool is_dir = false;
   bool scan_pending = false;  // reported by a scan; a queued IN_CREATE for it is a duplicate
+  bool watch_failed = false;  // a directory that could not be watched (limit, permission)
 };
 
 struct StringHash {
