@@ -122,7 +122,7 @@ TEST(FanotifySource, EventsOutsideTheRootAreNotReported) {
   EXPECT_EQ(Lines(events), WithRoot(root, {"CREATE,ISDIR /marker"}));
 }
 
-TEST(FanotifySource, MovesAcrossTheRootsEdgeReportOneHalf) {
+TEST(FanotifySource, MovesAcrossTheRootsEdgeReportOneHalfAndTheContentsOfWhatCameIn) {
   TempDir parent;
   const std::string root = parent / "root";
   MakeDirs(root);
@@ -140,7 +140,9 @@ TEST(FanotifySource, MovesAcrossTheRootsEdgeReportOneHalf) {
     MakeDir(root + "/marker");
   }));
   auto events = w.CollectThrough(root + "/marker");
+  // A directory moved in is listed: its contents follow its MOVED_TO.
   EXPECT_EQ(Lines(events), WithRoot(root, {"MOVED_TO /in.txt", "MOVED_TO,ISDIR /dir-in",
+                                              "CREATE /dir-in/inner",
                                               "MODIFY /dir-in/inner", "CLOSE_WRITE /dir-in/inner",
                                               "MOVED_FROM /in.txt", "CREATE,ISDIR /marker"}));
   for (const auto& e : events) EXPECT_EQ(e.cookie, 0u) << Line(e);

@@ -10,6 +10,7 @@
 
 #include "fathom/config.h"
 #include "sources/fanotify/fanotify_source_impl.h"
+#include "sources/internal/dir_listing.h"
 
 namespace fathom::fanotify_internal {
 namespace {
@@ -175,7 +176,27 @@ void FanotifySource::HandleMove(const RawRecord& from, const HandleKey& to_dir,
   int to_root = to_parent ? MatchRoot(to_path, false) : -1;
   uint32_t cookie = (from_root >= 0 && to_root >= 0) ? NextCookie() : 0;
   if (from_root >= 0) Emit(out, kind::kMovedFrom | isdir, cookie, from_root, std::move(from_path));
-  if (to_root >= 0) Emit(out, kind::kMovedTo | isdir, cookie, to_root, std::move(to_path));
+  if (to_root < 0) return;
+  // A directory moved in from outside the watched trees: what it holds is reported too.
+  const bool moved_in = isdir && from_root < 0;
+  Emit(out, kind::kMovedTo | isdir, cookie, to_root, moved_in ? to_path : std::move(to_path));
+  if (moved_in) ReportContents(to_root, to_path, out);
+}
+
+void FanotifySource::ReportContents(int root, const std::string& dir, std::vector<Event>& out) {
+  std::vector<std::string> pending{dir};
+  while (!pending.empty()) {
+    const std::string base = std::move(pending.back());
+    pending.pop_back();
+    Status listed = source_internal::ListDirectory(base, [&](std::string_view name, bool is_dir) {
+      std::string path = Join(base, name);
+      if (MatchRoot(path, false) != root) return;
+      if (is_dir) pending.push_back(path);
+      Emit(out, kind::kCreate | (is_dir ? kind::kIsDir : 0), 0, root, std::move(path));
+    });
+    // Gone or replaced since: the records that follow say what became of it.
+    if (!listed.ok()) spdlog::debug("fanotify: {}", listed.message());
+  }
 }
 
 void FanotifySource::HandleOverflow(std::vector<Event>& out) {

@@ -14,7 +14,9 @@
 //   open_by_handle_at. Records that still cannot be placed are counted in Stats().unresolved.
 // - Event semantics follow the inotify source: merged kernel masks are split into separate
 //   events in the order they happen (see event_plan.h); a rename is MOVED_FROM + MOVED_TO
-//   with a fresh cookie, only the half inside the watched tree when it crosses its edge;
+//   with a fresh cookie, only the half inside the watched tree when it crosses its edge; a
+//   directory moved in from outside is listed and its contents reported as CREATEs after its
+//   MOVED_TO (an entry made inside it meanwhile can be reported twice, never not at all);
 //   DELETE_SELF/MOVE_SELF are reported for roots only, and a root that is moved or removed is
 //   no longer reported on. FAN_Q_OVERFLOW becomes one OVERFLOW per root.
 // - Events caused by this process (fathom's own store writes, say) are dropped.
@@ -97,6 +99,9 @@ class FanotifySource final : public Source {
   void HandleMove(const RawRecord& from, const HandleKey& to_dir, const std::string& to_name,
                   const RawRecord& rec, size_t at, std::vector<Event>& out);
   void HandleOverflow(std::vector<Event>& out);
+  // Lists `dir` (a directory moved into root `root`'s tree) and everything below it, reporting
+  // each entry as CREATE, parents before their entries.
+  void ReportContents(int root, const std::string& dir, std::vector<Event>& out);
   // The path of directory `key` as of record `at`, into `path`; false when it cannot be placed.
   bool ResolveDir(const HandleKey& key, size_t at, std::string& path);
   // The first record at or after `at` that removes or renames directory `key` (naming it).

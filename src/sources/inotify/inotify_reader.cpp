@@ -132,13 +132,12 @@ void InotifySource::Dispatch(const inotify_event* ev, std::vector<Event>& out) {
     return;
   }
   auto it = dir->entries.find(name);
-  const bool listed = it != dir->entries.end() && it->second.scan_pending;
-  if (listed) {
+  if (it != dir->entries.end() && it->second.scan_pending) {
     it->second.scan_pending = false;
     if (m & IN_CREATE) return;  // already reported by the scan of this directory
   }
   if (m & IN_MOVED_TO) {  // no MOVED_FROM before it: moved in from outside the watched tree
-    HandleMove(nullptr, ev, out, listed);
+    HandleMove(nullptr, ev, out);
     return;
   }
   const uint32_t isdir = m & IN_ISDIR;
@@ -184,7 +183,7 @@ void InotifySource::HandleSelfEvent(DirNode* dir, uint32_t mask, std::vector<Eve
 }
 
 void InotifySource::HandleMove(const inotify_event* from, const inotify_event* to,
-                               std::vector<Event>& out, bool to_was_listed) {
+                               std::vector<Event>& out) {
   DirNode* from_dir = from != nullptr ? tree_.Find(from->wd) : nullptr;
   DirNode* to_dir = to != nullptr ? tree_.Find(to->wd) : nullptr;
   if (from_dir == nullptr && to_dir == nullptr) return;
@@ -229,21 +228,15 @@ void InotifySource::HandleMove(const inotify_event* from, const inotify_event* t
       if (moved != nullptr) {
         tree_.Move(moved, to_dir, name);  // within the tree: descendants follow, no rescan
       } else {
-        // Moved within the tree, but its contents were never listed (its MOVED_FROM came
-        // alone earlier, or it was renamed before its watch landed), or moved over a name a
-        // listing had reported (whose contents the MOVED_TO replaces): list and report them.
-        // Moved in from outside: as with inotify itself, only the MOVED_TO is reported, not
-        // the contents; they are watched so that later changes inside are reported.
-        const bool within =
-            from_dir != nullptr || to_was_listed || lone_from_cookies_.Contains(to->cookie);
-        Status s = WatchSubtree(to_dir, name, within ? ScanMode::kReport : ScanMode::kSilent, out);
+        // Moved in from outside the watched tree, from a directory not watched yet, or
+        // within the tree before its contents were listed: list them and report them as
+        // CREATEs, so that the stream says what the directory holds.
+        Status s = WatchSubtree(to_dir, name, ScanMode::kReport, out);
         if (!s.ok()) ReportRunningWatchError(s);
       }
     }
-  } else if (isdir) {
-    // Moved out of the watched tree, or its MOVED_TO is not in reach yet.
-    lone_from_cookies_.Add(from->cookie);
-    if (moved != nullptr) ReleaseSubtree(moved);
+  } else if (moved != nullptr) {
+    ReleaseSubtree(moved);  // moved out of the watched tree, or its MOVED_TO is not in reach
   }
   UpdateWatchCount();
 }

@@ -14,13 +14,12 @@
 // - Renames: the kernel's MOVED_FROM/MOVED_TO halves are paired by cookie and handed out
 //   adjacent, MOVED_FROM first, under a fresh fathom cookie. A MOVED_FROM without its
 //   MOVED_TO left the watched tree: a directory moved out loses its watches. A directory moved
-//   in from outside is reported by its MOVED_TO alone (as inotify does: its contents are not
-//   reported as CREATEs) and gets watches, so later changes inside it are reported. A
-//   directory moved within the tree keeps its watches; its node is re-parented. A directory
-//   moved within the tree whose contents this source never listed (it was renamed before its
-//   watch landed, or its MOVED_TO came apart from its MOVED_FROM) is listed at its new place
-//   and its contents reported as CREATEs. A listing that meets a directory already watched
-//   elsewhere reports it as moved there (MOVED_FROM + MOVED_TO), not as a new directory.
+//   within the tree keeps its watches; its node is re-parented. A directory whose MOVED_TO
+//   comes without a known directory behind it — moved in from outside the tree, from a
+//   directory not watched yet, or renamed before its own watch landed — is watched, listed,
+//   and its contents reported as CREATEs after its MOVED_TO (inotify itself reports only the
+//   MOVED_TO), so that the stream always says what a directory holds. A listing that meets a
+//   directory already watched elsewhere reports it as moved there (MOVED_FROM + MOVED_TO).
 // - Convergence: what this source reports is exactly what it knows of the tree, so that a
 //   consumer replaying the stream holds the same tree. Queued events about a directory that
 //   predate its listing (or a watch placed on one of its subdirectories) cannot be ordered
@@ -41,7 +40,6 @@
 #include "fathom/source.h"
 #include "core/unique_fd.h"
 #include "sources/internal/source_util.h"
-#include "sources/inotify/recent_cookies.h"
 #include "sources/inotify/watch_tree.h"
 
 namespace fathom::inotify_internal {
@@ -79,9 +77,7 @@ class InotifySource final : public Source {
   inotify_event* FindMovedTo(uint32_t cookie);
   void Dispatch(const inotify_event* ev, std::vector<Event>& out);
   void HandleSelfEvent(DirNode* dir, uint32_t mask, std::vector<Event>& out);
-  // `to_was_listed`: the MOVED_TO's name was reported by a listing and nothing since.
-  void HandleMove(const inotify_event* from, const inotify_event* to, std::vector<Event>& out,
-                  bool to_was_listed = false);
+  void HandleMove(const inotify_event* from, const inotify_event* to, std::vector<Event>& out);
   void Emit(std::vector<Event>& out, uint32_t mask, uint32_t cookie, DirNode* dir,
             std::string_view name);
   uint32_t NextCookie();
@@ -160,7 +156,6 @@ class InotifySource final : public Source {
   uint64_t event_end_ = 0;   // stream offset just past the record being processed
   std::vector<int> dirty_;   // directories waiting for a verifying listing (MarkDirty)
   bool rescan_wanted_ = false;
-  RecentCookies lone_from_cookies_{1024};
 
   // Descriptors removed with inotify_rm_watch whose IN_IGNORED has not arrived yet: their
   // remaining queued events are stale, not unresolved.

@@ -8,11 +8,13 @@
 #include <unordered_set>
 #include <utility>
 
-#include "sources/inotify/dir_listing.h"
+#include "sources/internal/dir_listing.h"
 #include "sources/inotify/inotify_source_impl.h"
 #include "sources/inotify/watch_limits.h"
 
 namespace fathom::inotify_internal {
+
+using source_internal::ListDirectory;
 
 Result<InotifySource::Placed> InotifySource::AddWatch(DirNode* parent, std::string_view name,
                                                       ScanMode mode, std::vector<Event>& out) {

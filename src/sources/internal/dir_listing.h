@@ -1,4 +1,5 @@
-// dir_listing.h — list one directory's entries with their type, for watch placement and scans.
+// dir_listing.h — list one directory's entries with their type, for watch placement and scans
+// (inotify) and for reporting the contents of directories moved into a watched tree.
 //
 // Stateless; safe from any thread.
 #pragma once
@@ -9,7 +10,7 @@
 
 #include "fathom/status.h"
 
-namespace fathom::inotify_internal {
+namespace fathom::source_internal {
 
 // Calls `fn(name, is_dir)` for every entry of `path` except "." and "..". Symbolic links are
 // not followed (a link to a directory is not a directory). Fails with the open(2) errno when
@@ -17,4 +18,4 @@ namespace fathom::inotify_internal {
 Status ListDirectory(const std::string& path,
                      const std::function<void(std::string_view name, bool is_dir)>& fn);
 
-}  // namespace fathom::inotify_internal
+}  // namespace fathom::source_internal

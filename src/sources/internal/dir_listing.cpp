@@ -1,4 +1,4 @@
-#include "sources/inotify/dir_listing.h"
+#include "sources/internal/dir_listing.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace fathom::inotify_internal {
+namespace fathom::source_internal {
 
 Status ListDirectory(const std::string& path,
                      const std::function<void(std::string_view name, bool is_dir)>& fn) {
@@ -34,4 +34,4 @@ Status ListDirectory(const std::string& path,
   return Status::Ok();
 }
 
-}  // namespace fathom::inotify_internal
+}  // namespace fathom::source_internal
