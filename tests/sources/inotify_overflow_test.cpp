@@ -12,14 +12,6 @@
 namespace fathom::testing {
 namespace {
 
-std::set<std::string> RealTree(const std::string& root) {
-  std::set<std::string> out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
-    out.insert(RelativePath(root, e.path().string()));
-  }
-  return out;
-}
-
 size_t MaxQueuedEvents() {
   std::ifstream in("/proc/sys/fs/inotify/max_queued_events");
   size_t v = 0;

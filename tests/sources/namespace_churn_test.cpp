@@ -33,14 +33,6 @@ std::string CaseName(const ::testing::TestParamInfo<ChurnCase>& info) {
          (info.param.queue_events != 0 ? "_queue" + std::to_string(info.param.queue_events) : "");
 }
 
-std::set<std::string> RealTree(const std::string& root) {
-  std::set<std::string> out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
-    out.insert(RelativePath(root, e.path().string()));
-  }
-  return out;
-}
-
 // Sets fs.inotify.max_queued_events for as long as it lives (an inotify instance keeps the
 // value it was created with).
 class QueueLimit {
@@ -57,18 +49,6 @@ class QueueLimit {
  private:
   size_t saved_ = 0;
 };
-
-std::string Differences(const std::set<std::string>& want, const std::set<std::string>& got) {
-  std::string out;
-  int shown = 0;
-  for (const auto& p : want) {
-    if (!got.contains(p) && shown++ < 30) out += "  missing " + p + "\n";
-  }
-  for (const auto& p : got) {
-    if (!want.contains(p) && shown++ < 30) out += "  extra   " + p + "\n";
-  }
-  return out;
-}
 
 class NamespaceChurn : public ::testing::TestWithParam<ChurnCase> {};
 
@@ -125,7 +105,7 @@ TEST_P(NamespaceChurn, ReplayingTheStreamRebuildsTheFinalTree) {
   for (const auto& e : events) overflows += (e.mask & kind::kOverflow) != 0;
   EXPECT_EQ(replayed, real) << events.size() << " events, " << overflows << " overflows, "
                             << real.size() << " entries in the final tree\n"
-                            << Differences(real, replayed);
+                            << TreeDifferences(real, replayed);
   if (c.queue_events != 0) {
     EXPECT_GT(overflows, 0u) << "the small queue was meant to overflow";
   }

@@ -24,6 +24,7 @@
 #include "fathom/source.h"
 #include "sources/fanotify/fanotify_source.h"
 #include "sources/inotify/inotify_source.h"
+#include "support/tree_replay.h"
 
 namespace fathom::testing {
 
@@ -172,50 +173,5 @@ class FanWatcher : public SourceWatcher {
                       uint32_t kinds = kind::kDefault)
       : SourceWatcher(FanotifySourceInfo(), std::move(roots), recursive, kinds, std::move(settings)) {}
 };
-
-// The paths (relative to `root`) a consumer believes exist after replaying `events` from an
-// initial `known` set: CREATE adds; DELETE removes the path and everything below it; a
-// MOVED_FROM removes the path and everything below it; a MOVED_TO replaces whatever was at its
-// path (a rename replaces its target) and, paired with the MOVED_FROM before it, carries the
-// moved directory's descendants along.
-inline std::set<std::string> Replay(std::set<std::string> known, const std::vector<Event>& events) {
-  auto take_below = [&](const std::string& dir) {
-    std::vector<std::string> out;
-    const std::string prefix = dir + "/";
-    auto it = known.lower_bound(prefix);
-    while (it != known.end() && it->starts_with(prefix)) {
-      out.push_back(*it);
-      it = known.erase(it);
-    }
-    known.erase(dir);
-    return out;
-  };
-  std::vector<std::string> carried;
-  std::string carried_from;
-  for (size_t i = 0; i < events.size(); ++i) {
-    const Event& e = events[i];
-    const std::string rel = RelativePath(e.root, e.path);
-    if (e.mask & kind::kCreate) known.insert(rel);
-    if (e.mask & kind::kDelete) take_below(rel);
-    if (e.mask & kind::kMovedFrom) {
-      const bool paired = i + 1 < events.size() && (events[i + 1].mask & kind::kMovedTo) &&
-                          events[i + 1].cookie == e.cookie;
-      const bool existed = known.contains(rel);
-      std::vector<std::string> below = take_below(rel);
-      carried.clear();
-      if (paired && existed) {
-        carried = std::move(below);
-        carried_from = rel;
-      }
-    }
-    if (e.mask & kind::kMovedTo) {
-      take_below(rel);
-      known.insert(rel);
-      for (const auto& p : carried) known.insert(rel + p.substr(carried_from.size()));
-      carried.clear();
-    }
-  }
-  return known;
-}
 
 }  // namespace fathom::testing
