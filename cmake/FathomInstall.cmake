@@ -1,0 +1,39 @@
+# What `cmake --install` (and `make install PREFIX=...`) puts where:
+#   bin/                                   fathom, fathomd, fathom-lustre-sim
+#   lib/fathom/lustre-sim/                 the emulator's lfs, lctl and liblustreapi.so
+#   share/man/man1/                        a page per program and subcommand (from --help)
+#   share/bash-completion/completions/     fathom, fathomd
+#   lib/systemd/system/                    fathomd.service, fathom-ROLE@.service
+#   share/doc/fathom/                      README, docs, example configurations
+include(GNUInstallDirs)
+include(cmake/FathomManPages.cmake)
+
+set(FATHOM_SIM_DIR ${CMAKE_INSTALL_LIBDIR}/fathom/lustre-sim)
+install(TARGETS fathom fathomd fathom-lustre-sim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS lfs lctl RUNTIME DESTINATION ${FATHOM_SIM_DIR})
+install(TARGETS lustreapi LIBRARY DESTINATION ${FATHOM_SIM_DIR})
+
+install(FILES share/bash-completion/fathom DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+install(FILES share/bash-completion/fathom DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
+        RENAME fathomd)
+
+set(FATHOM_BINDIR ${CMAKE_INSTALL_FULL_BINDIR})
+foreach(unit fathomd.service fathom-watch@.service fathom-collect@.service fathom-aggregate@.service
+             fathom-subscribe@.service)
+  configure_file(examples/systemd/${unit}.in ${CMAKE_BINARY_DIR}/systemd/${unit} @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/systemd/${unit} DESTINATION lib/systemd/system)
+endforeach()
+
+install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
+install(DIRECTORY examples/fathomd examples/python DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+
+# One page per program and per subcommand.
+fathom_man_page(fathom fathom fathom "a durable, replayable stream of file-system events")
+fathom_man_page(fathom-watch fathom fathom "watch directories or a Lustre MDT and print or store their events" ARGS watch)
+fathom_man_page(fathom-events fathom fathom "replay and follow the events held in a store" ARGS events)
+fathom_man_page(fathom-collect fathom fathom "send a tree's or an MDT's events to an aggregator or a NATS bus" ARGS collect)
+fathom_man_page(fathom-aggregate fathom fathom "commit collectors' events into one store and serve them" ARGS aggregate)
+fathom_man_page(fathom-subscribe fathom fathom "receive events from an aggregator or a NATS bus, durably" ARGS subscribe)
+fathom_man_page(fathom-keygen fathom fathom "make a CURVE key pair for the aggregator or a client" ARGS keygen)
+fathom_man_page(fathomd fathomd fathomd "run fathom's roles from one YAML file")
