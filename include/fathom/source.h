@@ -83,8 +83,8 @@ struct SourceInfo {
   int priority = 0;  // higher wins under "auto"
   std::function<Status(const SourceOptions&)> detect;
   std::function<Result<std::unique_ptr<Source>>(const SourceOptions&)> create;
-  std::vector<std::string> settings;  // e.g. "fanotify.cache-size"
-  std::function<Status(const SourceOptions&)> check_settings;  // may be empty
+  std::vector<std::string> settings = {};  // e.g. "fanotify.cache-size"
+  std::function<Status(const SourceOptions&)> check_settings = {};  // may be empty
 };
 
 // Backends by name. Not thread-safe: register everything at start-up, then only Create().

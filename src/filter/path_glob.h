@@ -6,7 +6,8 @@
 // - A pattern with '/' is anchored at the root and matched against the root-relative path
 //   (a leading '/' only anchors): `sub/*` matches `sub/a`, not `x/sub/a`.
 // - `*` and `?` never match '/'; `**` matches anything, '/' included, and `**/` also matches
-//   no directory at all (`a/**/b` matches `a/b`); `[...]` is a class (`[!...]` negated, `a-z` a
+//   no directory at all (`a/**/b` matches `a/b`; in a pattern without '/', which matches one
+//   name, it is `*`); `[...]` is a class (`[!...]` negated, `a-z` a
 //   range); `\` quotes the next character outside a class.
 // - A path matches when it or any of its ancestors matches: excluding a directory excludes
 //   everything below it, and including `sub/*` includes `sub/a/b`.

@@ -85,7 +85,9 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
   uint64_t next_id = 1;  // without a sink
 
   if (!options_.filter.exclude.empty()) {
-    auto excluded = std::make_shared<const EventFilter>(FilterOptions{.exclude = options_.filter.exclude});
+    FilterOptions exclude_only;
+    exclude_only.exclude = options_.filter.exclude;
+    auto excluded = std::make_shared<const EventFilter>(std::move(exclude_only));
     options_.source.excluded_directory = [excluded, roots = options_.source.roots](std::string_view dir) {
       return excluded->ExcludesDirectory(roots, dir);
     };

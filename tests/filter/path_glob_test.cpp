@@ -44,7 +44,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"src/**/*.c", "src/x.c", false, true}, Case{"src/**/*.c", "src/a/b/x.c", false, true},
         Case{"src/**/*.c", "lib/x.c", false, false}, Case{"**/cache", "a/b/cache", true, true},
         Case{"**/cache", "cache", true, true}, Case{"src/**", "src/a/b", false, true},
-        Case{"a**z", "a/b/z", false, true},
+        Case{"x/a**z", "x/a/b/z", false, true}, Case{"a**z", "a/b/z", false, false},
         // A trailing '/': directories only (ancestors always are).
         Case{"cache/", "cache", true, true}, Case{"cache/", "cache", false, false},
         Case{"cache/", "x/cache/f", false, true}, Case{"sub/cache/", "sub/cache", false, false},

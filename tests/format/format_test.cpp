@@ -87,7 +87,9 @@ TEST(JsonString, OverlongSurrogateAndTruncatedSequencesAreNotUtf8) {
     std::string out;
     AppendJsonString(bad, out);
     EXPECT_TRUE(IsValidUtf8(out)) << out;
-    EXPECT_NO_THROW((void)nlohmann::json::parse(out)) << out;
+    nlohmann::json parsed;
+    EXPECT_NO_THROW(parsed = nlohmann::json::parse(out)) << out;
+    EXPECT_TRUE(parsed.is_string()) << out;
   }
 }
 

@@ -79,9 +79,9 @@ TEST(FanotifyMounts, FileSystemMountedInsideTheTreeBeforeStartIsWatchedWithItsPa
     ASSERT_TRUE(w.Start().ok());
     EXPECT_EQ(w.source().Stats().watches, 2u);
     ASSERT_TRUE(RunInChild([&] {
-      WriteFile(dir / "mnt/a", "1");
-      WriteFile(dir / "mnt/sub/b", "2");
-      WriteFile(dir / "top", "3");
+      WriteFile(dir / "mnt/a", "");
+      WriteFile(dir / "mnt/sub/b", "");
+      WriteFile(dir / "top", "");
     }));
     EXPECT_EQ(Lines(w.Collect(6)),
               CreatedAndWritten(dir.path(), {"mnt/a", "mnt/sub/b", "top"}));
@@ -107,9 +107,9 @@ TEST(FanotifyMounts, FileSystemMountedInsideTheTreeAfterStartIsWatchedAndReporte
             std::string::npos)
       << log.text();
   ASSERT_TRUE(RunInChild([&] {
-    WriteFile(dir / "mnt/c", "1");
+    WriteFile(dir / "mnt/c", "");
     MakeDirs(dir / "mnt/d");
-    WriteFile(dir / "mnt/d/e", "2");
+    WriteFile(dir / "mnt/d/e", "");
   }));
   EXPECT_EQ(Lines(w.Collect(5)), (std::vector<std::string>{dir.path() + " CREATE /mnt/c", dir.path() + " CLOSE_WRITE /mnt/c",
                                               dir.path() + " CREATE,ISDIR /mnt/d", dir.path() + " CREATE /mnt/d/e",
