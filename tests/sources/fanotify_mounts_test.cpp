@@ -103,7 +103,7 @@ TEST(FanotifyMounts, FileSystemMountedInsideTheTreeAfterStartIsWatchedAndReporte
   w.CollectUntil([&](const std::vector<Event>&) { return w.source().Stats().watches == before + 1; });
   ASSERT_EQ(w.source().Stats().watches, before + 1) << log.text();
   EXPECT_NE(log.text().find("fanotify: watching the tmpfs file system (tmpfs) mounted at " + dir / "mnt" +
-                            " (mounted since the start)"),
+                            " (mounted after the start)"),
             std::string::npos)
       << log.text();
   ASSERT_TRUE(RunInChild([&] {

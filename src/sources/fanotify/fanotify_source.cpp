@@ -11,7 +11,8 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <set>
+#include <string>
+#include <vector>
 
 #include "fathom/config.h"
 #include "sources/fanotify/fanotify_source_impl.h"
@@ -93,6 +94,12 @@ std::string MountTop(const std::string& path, dev_t dev) {
 
 }  // namespace
 
+const std::vector<std::string>& SettingKeys() {
+  static const std::vector<std::string> keys{"fanotify.cache-size", "fanotify.use-rename",
+                                             "fanotify.unlimited-queue"};
+  return keys;
+}
+
 Result<FanotifySettings> ParseSettings(const SourceOptions& options) {
   FanotifySettings s;
   for (const auto& [key, value] : options.settings) {
@@ -115,9 +122,9 @@ Result<FanotifySettings> ParseSettings(const SourceOptions& options) {
       }
       s.unlimited_queue = value == "true";
     } else if (key.rfind("fanotify.", 0) == 0) {
-      return Status::Error("unknown setting " + key +
-                           " (known: fanotify.cache-size, fanotify.use-rename, "
-                           "fanotify.unlimited-queue)");
+      std::string known;
+      for (const auto& k : SettingKeys()) known += (known.empty() ? "" : ", ") + k;
+      return Status::Error("unknown setting " + key + " (known: " + known + ")");
     }
   }
   return s;
@@ -294,7 +301,7 @@ void FanotifySource::WatchMount(const MountEntry& mount, bool at_start) {
   }
   marked_.emplace(st.st_dev, MarkedFs{fsid.value(), false});
   resolver_.AddFileSystem(fsid.value(), at);
-  spdlog::info("fanotify: watching {}{}", what, at_start ? "" : " (mounted since the start)");
+  spdlog::info("fanotify: watching {}{}", what, at_start ? "" : " (mounted after the start)");
 }
 
 Status FanotifySource::Wait(std::chrono::milliseconds timeout) {
@@ -317,7 +324,7 @@ SourceInfo FanotifySourceInfo() {
           .priority = 20,
           .detect = fanotify_internal::Detect,
           .create = fanotify_internal::FanotifySource::Create,
-          .settings = {"fanotify.cache-size", "fanotify.use-rename", "fanotify.unlimited-queue"},
+          .settings = fanotify_internal::SettingKeys(),
           .check_settings = [](const SourceOptions& o) {
             return fanotify_internal::ParseSettings(o).status();
           }};

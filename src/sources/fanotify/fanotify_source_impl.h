@@ -57,6 +57,8 @@ struct FanotifySettings {
                                 // events) and its memory, at the risk of OVERFLOW under load
 };
 Result<FanotifySettings> ParseSettings(const SourceOptions& options);
+// The keys ParseSettings() reads.
+const std::vector<std::string>& SettingKeys();
 
 // Whether the kernel and the roots' file systems can serve `options`; the error says why not.
 Status Detect(const SourceOptions& options);
