@@ -1,7 +1,10 @@
 // `fathom watch` end to end: the real binary, real kernel events, real SQLite.
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 
+#include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -305,6 +308,23 @@ TEST(WatchCommand, BadFanotifySettingValueUnderAutoIsAUsageErrorNotAFallback) {
   EXPECT_NE(r.err.find("fanotify.cache-size must be a positive number of directories, not 'many'"),
             std::string::npos)
       << r.err;
+}
+
+TEST(WatchCommand, FanotifyReportsAFileSystemMountedInsideTheTreeAfterStartAndWatchesIt) {
+  testing::TempDir dir;
+  testing::MakeDirs(dir / "mnt");
+  Subprocess p(WatchArgs(dir.path(), {"--backend", "fanotify"}));
+  ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
+  ASSERT_EQ(mount("tmpfs", (dir / "mnt").c_str(), "tmpfs", 0, nullptr), 0) << std::strerror(errno);
+  const bool seen = p.WaitForStderr("fanotify: watching the tmpfs file system (tmpfs) mounted at " + dir / "mnt" +
+                                    " (mounted after the start)", 20s);
+  if (seen) testing::WriteFile(dir / "mnt/f", "");
+  const auto lines = seen ? p.ReadLines(2) : std::vector<std::string>{};
+  p.Signal(SIGTERM);
+  EXPECT_EQ(p.Wait(), 0);
+  EXPECT_EQ(umount2((dir / "mnt").c_str(), 0), 0) << std::strerror(errno);
+  ASSERT_TRUE(seen) << p.stderr_text();
+  EXPECT_EQ(lines, (std::vector<std::string>{dir.path() + " CREATE /mnt/f", dir.path() + " CLOSE_WRITE /mnt/f"}));
 }
 
 TEST(WatchCommand, NonRecursiveIgnoresSubdirectories) {
