@@ -11,6 +11,7 @@ file follows its section numbers.
 """
 
 import argparse
+import base64
 import json
 import os
 import sys
@@ -269,6 +270,20 @@ def open_socket(context, args, keys):
 
 # -- 6.2 The consumer conversation ----------------------------------------------------------
 
+def with_exact_names(record):
+    """docs/formats.md: JSON text is UTF-8, so a string that is not (a file name's bytes, kept
+    here with surrogateescape) is printed lossily, with its exact bytes in KEY_b64."""
+    for key, value in list(record.items()):
+        if not isinstance(value, str):
+            continue
+        raw = value.encode("utf-8", "surrogateescape")
+        lossy = raw.decode("utf-8", "replace")
+        if lossy != value:
+            record[key] = lossy
+            record[key + "_b64"] = base64.b64encode(raw).decode("ascii")
+    return record
+
+
 def print_event(event, out):
     record = {"id": event["id"], "ts": event["ts"],
               "events": [name for bit, name in KINDS if event["mask"] & bit],
@@ -279,7 +294,7 @@ def print_event(event, out):
             record.update(json.loads(event["attrs"]))
         except ValueError:
             record["attrs"] = event["attrs"]
-    out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+    out.write(json.dumps(with_exact_names(record), ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
 def run(args, keys):
@@ -379,7 +394,6 @@ def main():
             sys.exit("subscribe.py: %s needs public-key and secret-key lines, and --server-key a public key"
                      % args.key)
         keys = {"public": own["public-key"], "secret": own["secret-key"], "server": server}
-    sys.stdout.reconfigure(errors="surrogateescape")
     try:
         return run(args, keys)
     except KeyboardInterrupt:

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fathom/event.h"
@@ -33,6 +34,9 @@ struct SourceOptions {
   uint32_t kinds = kind::kDefault; // kinds the consumer wants; a source may report more
   // Backend-specific settings as namespaced keys, e.g. "fanotify.cache-size" -> "65536".
   std::map<std::string, std::string> settings;
+  // Directories (absolute) whose whole subtree the consumer excludes (--exclude): a source that
+  // places watches per directory need not watch inside them. Empty: nothing is excluded.
+  std::function<bool(std::string_view dir)> excluded_directory;
 };
 
 struct SourceStats {
@@ -71,12 +75,16 @@ class Source {
 };
 
 // One registered backend: its name, its rank for "auto", whether it can serve the options
-// on this machine (ok, or a Status saying why not), and how to build it.
+// on this machine (ok, or a Status saying why not), how to build it, the setting keys it reads
+// and, optionally, a check of their values (a bad value is a usage error, not a reason to fall
+// back to another backend).
 struct SourceInfo {
   std::string name;
   int priority = 0;  // higher wins under "auto"
   std::function<Status(const SourceOptions&)> detect;
   std::function<Result<std::unique_ptr<Source>>(const SourceOptions&)> create;
+  std::vector<std::string> settings = {};  // e.g. "fanotify.cache-size"
+  std::function<Status(const SourceOptions&)> check_settings = {};  // may be empty
 };
 
 // Backends by name. Not thread-safe: register everything at start-up, then only Create().
@@ -88,6 +96,9 @@ class SourceRegistry {
   Result<std::unique_ptr<Source>> Create(const std::string& backend, const SourceOptions& opts,
                                          const std::function<void(const std::string&)>& log) const;
   std::vector<std::string> Names() const;
+  // Ok when every key of opts.settings is read by some backend and every backend that checks
+  // its values accepts them; else an error naming the key and listing the valid ones.
+  Status CheckSettings(const SourceOptions& opts) const;
 
  private:
   std::vector<SourceInfo> infos_;

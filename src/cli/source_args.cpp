@@ -117,7 +117,10 @@ Status ApplySourceArgs(const SourceArgs& a, WatchOptions& o) {
     }
     o.source.settings[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
-  return Status::Ok();
+  // A misspelt or bad setting is the user's mistake: never a reason for "auto" to fall back.
+  SourceRegistry registry;
+  RegisterBuiltinSources(registry);
+  return registry.CheckSettings(o.source);
 }
 
 std::string DescribeSource(const WatchOptions& options) {
@@ -142,10 +145,14 @@ void AddSourceOptions(CLI::App& cmd, SourceArgs& args) {
                  "OVERFLOW is always reported")
       ->type_name("KIND");
   cmd.add_option("--exclude", args.exclude,
-                 "Skip paths matching GLOB (a GLOB without '/' matches the file name, with '/' the "
-                 "whole path); repeatable")
+                 "Skip paths matching GLOB, relative to the root, rsync-like: without '/' it matches a "
+                 "name at any depth (*.tmp), with '/' it is anchored at the root (sub/*); ** crosses "
+                 "directories; a trailing '/' matches directories; a matched directory hides "
+                 "everything below it (docs/filters.md); repeatable")
       ->type_name("GLOB");
-  cmd.add_option("--include", args.include, "Report only paths matching GLOB; repeatable")->type_name("GLOB");
+  cmd.add_option("--include", args.include,
+                 "Report only paths matching GLOB (the same rules as --exclude); repeatable")
+      ->type_name("GLOB");
   cmd.add_option("--set", args.settings,
                  "Backend setting KEY=VALUE, e.g. fanotify.cache-size=65536; repeatable")
       ->type_name("KEY=VALUE");

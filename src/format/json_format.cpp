@@ -3,41 +3,6 @@
 #include "format/formatters.h"
 
 namespace fathom {
-
-void AppendJsonString(std::string_view s, std::string& out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (u < 0x20) {
-          out += "\\u00";
-          out += kHex[u >> 4];
-          out += kHex[u & 0xf];
-        } else {
-          out += c;  // UTF-8 passes through; file names that are not UTF-8 pass as bytes
-        }
-    }
-  }
-  out += '"';
-}
-
 namespace internal {
 namespace {
 
@@ -64,10 +29,10 @@ class JsonFormatter final : public Formatter {
       out += name;
       out += '"';
     }
-    out += "],\"path\":";
-    AppendJsonString(e.path, out);
-    out += ",\"root\":";
-    AppendJsonString(e.root, out);
+    out += "],";
+    AppendJsonNameMember("path", e.path, out);
+    out += ',';
+    AppendJsonNameMember("root", e.root, out);
     out += ",\"cookie\":";
     AppendNumber(e.cookie, out);
     out += ",\"source\":";

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <thread>
 
 #include "core/thread_name.h"
@@ -83,6 +84,14 @@ Result<WatchSummary> WatchPipeline::Run(const SourceRegistry& registry) {
   }
   uint64_t next_id = 1;  // without a sink
 
+  if (!options_.filter.exclude.empty()) {
+    FilterOptions exclude_only;
+    exclude_only.exclude = options_.filter.exclude;
+    auto excluded = std::make_shared<const EventFilter>(std::move(exclude_only));
+    options_.source.excluded_directory = [excluded, roots = options_.source.roots](std::string_view dir) {
+      return excluded->ExcludesDirectory(roots, dir);
+    };
+  }
   std::unique_ptr<Source> source;
   FATHOM_ASSIGN_OR_RETURN(source, registry.Create(options_.backend, options_.source,
                                                   [](const std::string& m) { spdlog::info("{}", m); }));

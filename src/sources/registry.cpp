@@ -16,6 +16,24 @@ std::vector<std::string> SourceRegistry::Names() const {
   return names;
 }
 
+Status SourceRegistry::CheckSettings(const SourceOptions& opts) const {
+  for (const auto& [key, value] : opts.settings) {
+    const bool known = std::any_of(infos_.begin(), infos_.end(), [&](const SourceInfo& info) {
+      return std::find(info.settings.begin(), info.settings.end(), key) != info.settings.end();
+    });
+    if (known) continue;
+    std::string valid;
+    for (const auto& info : infos_) {
+      for (const auto& k : info.settings) valid += (valid.empty() ? "" : ", ") + k;
+    }
+    return Status::Error("unknown setting '" + key + "' (valid: " + valid + ")");
+  }
+  for (const auto& info : infos_) {
+    if (info.check_settings) FATHOM_RETURN_IF_ERROR(info.check_settings(opts));
+  }
+  return Status::Ok();
+}
+
 Result<std::unique_ptr<Source>> SourceRegistry::Create(
     const std::string& backend, const SourceOptions& opts,
     const std::function<void(const std::string&)>& log) const {

@@ -1,8 +1,13 @@
 // `fathom watch` end to end: the real binary, real kernel events, real SQLite.
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 
+#include <csignal>
+#include <cstring>
 #include <filesystem>
+#include <set>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "fathom/store.h"
@@ -65,6 +70,81 @@ TEST_P(WatchOnBackend, JsonRenameHalvesShareANonZeroCookie) {
   EXPECT_GT(to["ts"].get<int64_t>(), 1'600'000'000'000'000'000LL);
 }
 
+// Decodes padded base64 (RFC 4648); the test's own decoder, independent of fathom's encoder.
+std::string DecodeBase64(const std::string& text) {
+  static const std::string kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  uint32_t bits = 0;
+  int count = 0;
+  for (char c : text) {
+    if (c == '=') break;
+    bits = bits << 6 | static_cast<uint32_t>(kAlphabet.find(c));
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out += static_cast<char>((bits >> count) & 0xff);
+    }
+  }
+  return out;
+}
+
+std::string Hex(const std::string& bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += kHex[c >> 4];
+    out += kHex[c & 0xf];
+  }
+  return out;
+}
+
+TEST_P(WatchOnBackend, JsonNamesOfEveryByteParseStrictlyAndKeepTheirExactBytes) {
+  testing::TempDir dir;
+  Subprocess p(WatchArgs(dir.path(), {"--backend", GetParam(), "--format", "json", "--event", "CREATE"}));
+  ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
+  std::multiset<std::string> expected;  // hex of each absolute path
+  for (int b = 1; b <= 255; ++b) {
+    if (b == '/') continue;
+    const std::string name = std::string(1, static_cast<char>(b)) + "n";
+    testing::WriteFile(dir / name, "");
+    expected.insert(Hex(dir / name));
+  }
+  const std::string utf8 = "caf\xc3\xa9";
+  testing::WriteFile(dir / utf8, "");
+  expected.insert(Hex(dir / utf8));
+  auto lines = p.ReadLines(expected.size());
+  ASSERT_EQ(lines.size(), expected.size()) << p.stderr_text();
+
+  std::multiset<std::string> recovered;
+  std::string all;
+  for (const auto& line : lines) {
+    nlohmann::json j;
+    ASSERT_NO_THROW(j = nlohmann::json::parse(line)) << line;  // strict: rejects invalid UTF-8
+    const std::string path = j.contains("path_b64") ? DecodeBase64(j["path_b64"]) : j["path"].get<std::string>();
+    EXPECT_EQ(j["root"], dir.path());
+    recovered.insert(Hex(path));
+    all += line + "\n";
+  }
+  EXPECT_EQ(recovered, expected);
+
+  // Python's json module, from bytes decoded as strict UTF-8, recovers the same bytes.
+  testing::TempDir scratch;
+  testing::WriteFile(scratch / "lines.json", all);
+  const char* script =
+      "import base64, json, sys\n"
+      "for raw in open(sys.argv[1], 'rb'):\n"
+      "    j = json.loads(raw.decode('utf-8'))\n"
+      "    b = base64.b64decode(j['path_b64'], validate=True) if 'path_b64' in j else j['path'].encode()\n"
+      "    print(b.hex())\n";
+  auto r = testing::Run({"python3", "-c", script, scratch / "lines.json"}, 30s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::multiset<std::string> from_python;
+  std::istringstream in(r.out);
+  for (std::string hex; std::getline(in, hex);) from_python.insert(hex);
+  EXPECT_EQ(from_python, expected);
+}
+
 TEST_P(WatchOnBackend, EventAndExcludeFiltersApply) {
   testing::TempDir dir;
   Subprocess p(WatchArgs(dir.path(), {"--backend", GetParam(), "--event", "DELETE", "--exclude", "*.tmp"}));
@@ -75,6 +155,39 @@ TEST_P(WatchOnBackend, EventAndExcludeFiltersApply) {
   std::filesystem::remove(dir / "keep");
   EXPECT_EQ(p.ReadLines(1), std::vector<std::string>{dir.path() + " DELETE /keep"});
   EXPECT_FALSE(p.ReadLine(300ms).has_value());
+}
+
+// Globs are matched against the root-relative path that the output shows.
+TEST_P(WatchOnBackend, IncludeWithSlashIsAnchoredAtTheRoot) {
+  testing::TempDir dir;
+  testing::MakeDirs(dir / "sub");
+  testing::MakeDirs(dir / "other/sub");
+  Subprocess p(WatchArgs(dir.path(), {"--backend", GetParam(), "--include", "sub/*"}));
+  ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
+  testing::WriteFile(dir / "top", "");
+  testing::WriteFile(dir / "other/sub/b", "");
+  testing::WriteFile(dir / "sub/a", "");
+  const std::string r = dir.path();
+  EXPECT_EQ(p.ReadLines(2), (std::vector<std::string>{r + " CREATE /sub/a", r + " CLOSE_WRITE /sub/a"}));
+}
+
+TEST_P(WatchOnBackend, ExcludedDirectoryHidesEverythingBelowIt) {
+  testing::TempDir dir;
+  testing::MakeDirs(dir / "a");
+  testing::MakeDirs(dir / "scratch/deep");
+  Subprocess p(WatchArgs(dir.path(), {"--backend", GetParam(), "--exclude", "scratch"}));
+  ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
+  if (GetParam() == "inotify") {
+    // Nor is it watched: the root and a/ only.
+    EXPECT_NE(p.stderr_text().find("watches established (inotify, 2 kernel watches)"), std::string::npos)
+        << p.stderr_text();
+  }
+  testing::WriteFile(dir / "scratch/deep/f", "");
+  testing::WriteFile(dir / "scratch/g", "");
+  testing::MakeDirs(dir / "scratch/new");
+  testing::WriteFile(dir / "a/f", "");
+  const std::string r = dir.path();
+  EXPECT_EQ(p.ReadLines(2), (std::vector<std::string>{r + " CREATE /a/f", r + " CLOSE_WRITE /a/f"}));
 }
 
 TEST_P(WatchOnBackend, StoreInsideTheWatchedTreeDoesNotReportItself) {
@@ -132,24 +245,86 @@ TEST(WatchCommand, AutoBackendSaysWhichBackendItChose) {
   EXPECT_NE(p.stderr_text().find("chosen"), std::string::npos) << p.stderr_text();
 }
 
+// Runs `fathom watch ARGS...` as the unprivileged user nobody (no capabilities), from a copy
+// of the binary that user can reach; `dir` is a directory inside `top` anyone may write.
+std::vector<std::string> AsNobody(const testing::TempDir& top, const std::string& dir,
+                                  const std::vector<std::string>& args) {
+  EXPECT_EQ(chmod(top.path().c_str(), 0755), 0);
+  const std::string binary = top / "fathom";
+  if (!std::filesystem::exists(binary)) std::filesystem::copy_file(FathomBinary(), binary);
+  testing::MakeDirs(dir);
+  EXPECT_EQ(chmod(dir.c_str(), 0777), 0);
+  std::vector<std::string> argv{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                "--inh-caps=-all", binary, "watch", dir};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
 TEST(WatchCommand, AutoBackendWithoutRootSaysWhyAndFallsBackToInotify) {
   testing::TempDir top;
-  ASSERT_EQ(chmod(top.path().c_str(), 0755), 0);
-  // A copy of the binary the unprivileged user can reach, wherever the build directory is.
-  const std::string binary = top / "fathom";
-  std::filesystem::copy_file(FathomBinary(), binary);
-  testing::MakeDirs(top / "w");
-  ASSERT_EQ(chmod((top / "w").c_str(), 0777), 0);
   const std::string dir = top / "w";
-  // setpriv (util-linux) drops to an unprivileged user with no capabilities.
-  Subprocess p({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
-                binary, "watch", dir});
+  Subprocess p(AsNobody(top, dir, {}));
   ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
   EXPECT_NE(p.stderr_text().find("backend fanotify not used: fanotify needs root"), std::string::npos)
       << p.stderr_text();
   EXPECT_NE(p.stderr_text().find("backend inotify chosen"), std::string::npos) << p.stderr_text();
   testing::WriteFile(dir + "/seen", "");
   EXPECT_EQ(p.ReadLines(1), std::vector<std::string>{dir + " CREATE /seen"});
+}
+
+TEST(WatchCommand, ExplicitFanotifyWithoutRootFailsWithTheReasonAndNoFallback) {
+  testing::TempDir top;
+  auto r = testing::Run(AsNobody(top, top / "w", {"--backend", "fanotify", "-t", "5"}), 20s);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("backend fanotify cannot be used: fanotify needs root (CAP_SYS_ADMIN)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("inotify"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(WatchCommand, MisspeltFanotifySettingIsAUsageErrorNotAFallbackToInotify) {
+  testing::TempDir dir;
+  auto r = testing::Run({FathomBinary(), "watch", dir.path(), "--set", "fanotify.cach-size=10", "-t", "5"}, 20s);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("unknown setting 'fanotify.cach-size' (valid: fanotify.cache-size, "
+                       "fanotify.use-rename, fanotify.unlimited-queue, lustre.device"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("chosen"), std::string::npos) << r.err;
+}
+
+TEST(WatchCommand, SettingNoBackendReadsIsAUsageError) {
+  testing::TempDir dir;
+  auto r = testing::Run({FathomBinary(), "watch", dir.path(), "--set", "foo=bar", "-t", "5"}, 20s);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("unknown setting 'foo' (valid: "), std::string::npos) << r.err;
+}
+
+TEST(WatchCommand, BadFanotifySettingValueUnderAutoIsAUsageErrorNotAFallback) {
+  testing::TempDir dir;
+  auto r = testing::Run({FathomBinary(), "watch", dir.path(), "--set", "fanotify.cache-size=many", "-t", "5"}, 20s);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("fanotify.cache-size must be a positive number of directories, not 'many'"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(WatchCommand, FanotifyReportsAFileSystemMountedInsideTheTreeAfterStartAndWatchesIt) {
+  testing::TempDir dir;
+  testing::MakeDirs(dir / "mnt");
+  Subprocess p(WatchArgs(dir.path(), {"--backend", "fanotify"}));
+  ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
+  ASSERT_EQ(mount("tmpfs", (dir / "mnt").c_str(), "tmpfs", 0, nullptr), 0) << std::strerror(errno);
+  const bool seen = p.WaitForStderr("fanotify: watching the tmpfs file system (tmpfs) mounted at " + dir / "mnt" +
+                                    " (mounted after the start)", 20s);
+  if (seen) testing::WriteFile(dir / "mnt/f", "");
+  const auto lines = seen ? p.ReadLines(2) : std::vector<std::string>{};
+  p.Signal(SIGTERM);
+  EXPECT_EQ(p.Wait(), 0);
+  EXPECT_EQ(umount2((dir / "mnt").c_str(), 0), 0) << std::strerror(errno);
+  ASSERT_TRUE(seen) << p.stderr_text();
+  EXPECT_EQ(lines, (std::vector<std::string>{dir.path() + " CREATE /mnt/f", dir.path() + " CLOSE_WRITE /mnt/f"}));
 }
 
 TEST(WatchCommand, NonRecursiveIgnoresSubdirectories) {

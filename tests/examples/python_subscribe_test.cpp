@@ -271,6 +271,24 @@ TEST_F(PythonSubscribeTest, DurableNameResumesAfterTheAcknowledgedId) {
   EXPECT_EQ(nlohmann::json::parse(*line)["id"].get<uint64_t>(), ack.first_id + 10) << *line;
 }
 
+TEST_F(PythonSubscribeTest, NameThatIsNotUtf8IsPrintedAsValidJsonWithItsBytesInPathB64) {
+  StartAggregator(/*insecure=*/false);
+  RawCollector collector = Collector();
+  std::vector<Event> events = Events(1, 0);
+  events[0].path = "/data/d\xff\x80-\xe2\x82";
+  const wire::BatchAck ack = collector.Commit(0, events);
+
+  auto python = Python({"--since", std::to_string(ack.first_id - 1), "--count", "1"});
+  auto line = python->ReadLine(seconds(20));
+  ASSERT_TRUE(line) << python->stderr_text();
+  nlohmann::json json;
+  ASSERT_NO_THROW(json = nlohmann::json::parse(*line)) << *line;  // strict: valid UTF-8 only
+  EXPECT_EQ(json["path"], "/data/d\xef\xbf\xbd\xef\xbf\xbd-\xef\xbf\xbd") << *line;
+  EXPECT_EQ(json["path_b64"], "L2RhdGEvZP+ALeKC") << *line;
+  EXPECT_FALSE(json.contains("root_b64")) << *line;
+  EXPECT_EQ(python->Wait(), 0) << python->stderr_text();
+}
+
 TEST_F(PythonSubscribeTest, PathFilterKeepsOnlyEventsUnderThePrefix) {
   StartAggregator(/*insecure=*/false);
   RawCollector collector = Collector();

@@ -30,18 +30,61 @@ TEST(EventFilter, GlobWithoutSlashMatchesTheFileName) {
   EXPECT_TRUE(f.Matches(At("/r/x.tmp.keep")));
 }
 
-TEST(EventFilter, GlobWithSlashMatchesTheWholePath) {
+TEST(EventFilter, GlobWithSlashIsMatchedAgainstTheRootRelativePath) {
   FilterOptions o;
-  o.include = {"/r/data/*"};
+  o.include = {"data/*"};
   EventFilter f(o);
   EXPECT_TRUE(f.Matches(At("/r/data/deep/file.h5")));
+  EXPECT_TRUE(f.Matches(At("/r/data/file.h5")));
   EXPECT_FALSE(f.Matches(At("/r/other/file.h5")));
+  EXPECT_FALSE(f.Matches(At("/r/other/data/file.h5")));
+}
+
+TEST(EventFilter, ExcludingADirectoryExcludesEverythingBelowIt) {
+  FilterOptions o;
+  o.exclude = {"scratch"};
+  EventFilter f(o);
+  EXPECT_FALSE(f.Matches(At("/r/scratch", kind::kCreate | kind::kIsDir)));
+  EXPECT_FALSE(f.Matches(At("/r/scratch/a/b.h5")));
+  EXPECT_TRUE(f.Matches(At("/r/scratchpad/b.h5")));
+  EXPECT_TRUE(f.ExcludesDirectory({"/r"}, "/r/x/scratch"));
+  EXPECT_FALSE(f.ExcludesDirectory({"/r"}, "/r/x"));
+  EXPECT_FALSE(f.ExcludesDirectory({"/r"}, "/r"));
+  EXPECT_FALSE(f.ExcludesDirectory({"/r"}, "/other/scratch"));
+}
+
+TEST(EventFilter, GlobsApplyBelowEachEventsOwnRoot) {
+  FilterOptions o;
+  o.include = {"sub/*"};
+  EventFilter f(o);
+  Event e = At("/data/sub/a");
+  e.root = "/data";
+  EXPECT_TRUE(f.Matches(e));
+  e.root = "/";
+  EXPECT_FALSE(f.Matches(e));
+  e.path = "/sub/a";
+  EXPECT_TRUE(f.Matches(e));
+}
+
+TEST(EventFilter, ExcludedDirectoryIsJudgedBelowTheOutermostRootAsRecursiveEventsAre) {
+  FilterOptions o;
+  o.exclude = {"/in/*"};
+  EventFilter f(o);
+  EXPECT_TRUE(f.ExcludesDirectory({"/r/w", "/r"}, "/r/in/x"));
+  EXPECT_FALSE(f.ExcludesDirectory({"/r/w", "/r"}, "/r/w/in/x"));
+}
+
+TEST(EventFilter, EventsAboutARootItselfAreNotSubjectToGlobs) {
+  FilterOptions o;
+  o.include = {"*.h5"};
+  EventFilter f(o);
+  EXPECT_TRUE(f.Matches(At("/r", kind::kDeleteSelf)));
 }
 
 TEST(EventFilter, ExcludeWinsOverInclude) {
   FilterOptions o;
   o.include = {"*.h5"};
-  o.exclude = {"/r/scratch/*"};
+  o.exclude = {"scratch/*"};
   EventFilter f(o);
   EXPECT_TRUE(f.Matches(At("/r/run/a.h5")));
   EXPECT_FALSE(f.Matches(At("/r/scratch/a.h5")));

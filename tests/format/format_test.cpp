@@ -59,6 +59,40 @@ TEST(JsonFormat, EscapesControlCharactersInNames) {
   EXPECT_EQ(j["path"], "/home/u/test/a\nb\x01");
 }
 
+TEST(JsonFormat, NameThatIsNotUtf8IsValidJsonWithItsExactBytesInPathB64) {
+  Event e = Make(kind::kCreate, "/d/\x80\xff.txt");
+  e.root = "/home/u/t\xe9st";
+  e.path = e.root + "/d/\x80\xff.txt";
+  const std::string line = Render(Format::kJson, {e});
+  EXPECT_NE(line.find("\"path\":\"/home/u/t\xef\xbf\xbdst/d/\xef\xbf\xbd\xef\xbf\xbd.txt\","
+                      "\"path_b64\":\"L2hvbWUvdS906XN0L2QvgP8udHh0\","
+                      "\"root\":\"/home/u/t\xef\xbf\xbdst\",\"root_b64\":\"L2hvbWUvdS906XN0\","),
+            std::string::npos)
+      << line;
+  auto j = nlohmann::json::parse(line);  // throws on invalid UTF-8
+  EXPECT_EQ(j["path"], "/home/u/t\xef\xbf\xbdst/d/\xef\xbf\xbd\xef\xbf\xbd.txt");
+}
+
+TEST(JsonFormat, Utf8NamesHaveNoB64Companion) {
+  auto line = Render(Format::kJson, {Make(kind::kCreate, "/caf\xc3\xa9 \xf0\x9f\x93\x81")});
+  EXPECT_EQ(line.find("_b64"), std::string::npos) << line;
+  EXPECT_EQ(nlohmann::json::parse(line)["path"], "/home/u/test/caf\xc3\xa9 \xf0\x9f\x93\x81");
+}
+
+TEST(JsonString, OverlongSurrogateAndTruncatedSequencesAreNotUtf8) {
+  EXPECT_TRUE(IsValidUtf8("plain \xc3\xa9 \xe2\x82\xac \xf4\x8f\xbf\xbf"));
+  for (std::string bad : {"\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82",
+                          "\xf8\x88\x80\x80\x80", "\xbf"}) {
+    EXPECT_FALSE(IsValidUtf8(bad)) << bad;
+    std::string out;
+    AppendJsonString(bad, out);
+    EXPECT_TRUE(IsValidUtf8(out)) << out;
+    nlohmann::json parsed;
+    EXPECT_NO_THROW(parsed = nlohmann::json::parse(out)) << out;
+    EXPECT_TRUE(parsed.is_string()) << out;
+  }
+}
+
 TEST(KqueueFormat, MapsKindsToVnodeNotes) {
   EXPECT_EQ(Render(Format::kKqueue, {Make(kind::kModify, "/f"), Make(kind::kDelete, "/f"),
                                      Make(kind::kMovedFrom, "/f", 1), Make(kind::kAttrib, "/f")}),

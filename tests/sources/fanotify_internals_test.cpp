@@ -6,6 +6,7 @@
 
 #include "sources/fanotify/dir_path_cache.h"
 #include "sources/fanotify/event_plan.h"
+#include "sources/fanotify/mount_table.h"
 
 namespace fathom::fanotify_internal {
 namespace {
@@ -13,6 +14,24 @@ namespace {
 HandleKey Key(const std::string& id) {
   const char fsid[kFsidBytes] = {1, 2, 3, 4, 5, 6, 7, 8};
   return MakeHandleKey(fsid, 1, id.data(), id.size());
+}
+
+TEST(MountTable, ParsesMountPointsWithEscapesTypesAndSourcesPastOptionalFields) {
+  const auto mounts = ParseMountInfo(
+      "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+      "36 22 0:40 / /data/with\\040space rw,nosuid shared:2 master:1 - tmpfs my\\011tmp rw\n"
+      "37 22 0:41 /sub /mnt/bind rw - fuse.sshfs user@host:/x rw,user_id=0\n"
+      "garbage line\n");
+  ASSERT_EQ(mounts.size(), 3u);
+  EXPECT_EQ(mounts[0].mount_point, "/");
+  EXPECT_EQ(mounts[0].fs_type, "ext4");
+  EXPECT_EQ(mounts[0].source, "/dev/vda");
+  EXPECT_EQ(mounts[1].mount_point, "/data/with space");
+  EXPECT_EQ(mounts[1].fs_type, "tmpfs");
+  EXPECT_EQ(mounts[1].source, "my\ttmp");
+  EXPECT_EQ(mounts[2].mount_point, "/mnt/bind");
+  EXPECT_EQ(mounts[2].fs_type, "fuse.sshfs");
+  EXPECT_EQ(mounts[2].source, "user@host:/x");
 }
 
 TEST(DirPathCache, EvictsTheLeastRecentlyUsedEntryButNeverAPinnedOne) {

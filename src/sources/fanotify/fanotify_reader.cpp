@@ -46,6 +46,7 @@ std::string_view Parent(std::string_view path) {
 Status FanotifySource::Drain(std::vector<Event>& out) {
   if (!fan_fd_.valid()) return Status::Error("fanotify source: Drain() before Start()");
   const size_t start = out.size();
+  if (std::exchange(mounts_changed_, false) && mount_table_) WatchMounts(false);
   int budget = kMaxReadsPerDrain;
   extra_reads_ = kMaxExtraReadsPerDrain;
   while (ReadMore(budget)) {

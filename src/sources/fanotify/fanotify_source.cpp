@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <set>
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "fathom/config.h"
 #include "sources/fanotify/fanotify_source_impl.h"
@@ -44,7 +46,7 @@ int InitGroup(bool unlimited_queue, bool* target_fid) {
 }
 
 Status InitError(int err) {
-  if (err == EPERM) return Status::Error("fanotify needs root (CAP_SYS_ADMIN); using inotify");
+  if (err == EPERM) return Status::Error("fanotify needs root (CAP_SYS_ADMIN)");
   if (err == EINVAL) {
     return Status::Error("kernel too old for FAN_REPORT_DFID_NAME (needs Linux >= 5.9)");
   }
@@ -92,6 +94,12 @@ std::string MountTop(const std::string& path, dev_t dev) {
 
 }  // namespace
 
+const std::vector<std::string>& SettingKeys() {
+  static const std::vector<std::string> keys{"fanotify.cache-size", "fanotify.use-rename",
+                                             "fanotify.unlimited-queue"};
+  return keys;
+}
+
 Result<FanotifySettings> ParseSettings(const SourceOptions& options) {
   FanotifySettings s;
   for (const auto& [key, value] : options.settings) {
@@ -114,9 +122,9 @@ Result<FanotifySettings> ParseSettings(const SourceOptions& options) {
       }
       s.unlimited_queue = value == "true";
     } else if (key.rfind("fanotify.", 0) == 0) {
-      return Status::Error("unknown setting " + key +
-                           " (known: fanotify.cache-size, fanotify.use-rename, "
-                           "fanotify.unlimited-queue)");
+      std::string known;
+      for (const auto& k : SettingKeys()) known += (known.empty() ? "" : ", ") + k;
+      return Status::Error("unknown setting " + key + " (known: " + known + ")");
     }
   }
   return s;
@@ -173,42 +181,136 @@ Status FanotifySource::Start() {
     FATHOM_ASSIGN_OR_RETURN(root.key, HandleOfPath(root.path));
     cache_.Pin(root.key, root.path);
   }
-  return AddMarks();
+  if (options_.recursive) {
+    // Opened before the marks are placed, so that no mount made meanwhile goes unseen.
+    FATHOM_ASSIGN_OR_RETURN(MountTable table, MountTable::Open());
+    mount_table_.emplace(std::move(table));
+  }
+  FATHOM_RETURN_IF_ERROR(AddMarks());
+  if (mount_table_) WatchMounts(true);
+  return Status::Ok();
+}
+
+int FanotifySource::MarkFileSystem(const std::string& path) {
+  int rc = fanotify_mark(fan_fd_.get(), FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+                         KernelMask(options_.kinds, use_rename_), AT_FDCWD, path.c_str());
+  if (rc != 0 && errno == EINVAL && use_rename_) {
+    // Headers newer than the kernel: FAN_RENAME needs Linux >= 5.17.
+    spdlog::debug("fanotify: FAN_RENAME refused; pairing MOVED_FROM/MOVED_TO instead");
+    use_rename_ = false;
+    rc = fanotify_mark(fan_fd_.get(), FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+                       KernelMask(options_.kinds, use_rename_), AT_FDCWD, path.c_str());
+  }
+  return rc == 0 ? 0 : errno;
 }
 
 Status FanotifySource::AddMarks() {
-  std::set<dev_t> marked;
-  bool rename = settings_.use_rename && report_target_fid_;
+  use_rename_ = settings_.use_rename && report_target_fid_;
   for (const auto& root : roots_) {
     struct stat st;
     if (stat(root.path.c_str(), &st) != 0)
       return Status::FromErrno(errno, "cannot watch " + root.path);
-    if (!marked.insert(st.st_dev).second) continue;
-    uint64_t mask = KernelMask(options_.kinds, rename);
-    int rc = fanotify_mark(fan_fd_.get(), FAN_MARK_ADD | FAN_MARK_FILESYSTEM, mask, AT_FDCWD,
-                           root.path.c_str());
-    if (rc != 0 && errno == EINVAL && rename) {
-      // Headers newer than the kernel: FAN_RENAME needs Linux >= 5.17.
-      spdlog::debug("fanotify: FAN_RENAME refused; pairing MOVED_FROM/MOVED_TO instead");
-      rename = false;
-      mask = KernelMask(options_.kinds, rename);
-      rc = fanotify_mark(fan_fd_.get(), FAN_MARK_ADD | FAN_MARK_FILESYSTEM, mask, AT_FDCWD,
-                         root.path.c_str());
-    }
-    if (rc != 0) return MarkError(errno, root.path);
+    if (marked_.contains(st.st_dev)) continue;
+    if (int err = MarkFileSystem(root.path); err != 0) return MarkError(err, root.path);
     const std::string top = MountTop(root.path, st.st_dev);
     int mount_fd = open(top.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (mount_fd < 0) return Status::FromErrno(errno, "fanotify source: open " + top);
     UniqueFd owned(mount_fd);
     FATHOM_ASSIGN_OR_RETURN(std::string fsid, FsidOf(mount_fd, top));
+    marked_.emplace(st.st_dev, MarkedFs{fsid, true});
     resolver_.AddFileSystem(fsid, std::move(owned));
   }
-  counters_.watches = marked.size();
+  counters_.watches = marked_.size();
   return Status::Ok();
 }
 
+void FanotifySource::WatchMounts(bool at_start) {
+  auto table = mount_table_->Read();
+  if (!table.ok()) {
+    spdlog::warn("{}; file systems mounted below the watched directories from now on are not "
+                 "watched",
+                 table.status().message());
+    mount_table_.reset();
+    return;
+  }
+  std::map<std::string, const MountEntry*> below;  // mount point -> its topmost mount
+  for (const auto& mount : table.value()) {
+    for (const auto& root : roots_) {
+      if (root.active && source_internal::IsUnder(mount.mount_point, root.path)) {
+        below[mount.mount_point] = &mount;
+        break;
+      }
+    }
+  }
+  for (auto it = mounts_.begin(); it != mounts_.end();) {
+    if (below.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    spdlog::info("fanotify: {} was unmounted", it->first);
+    const dev_t dev = it->second;
+    it = mounts_.erase(it);
+    const bool still_seen = std::any_of(mounts_.begin(), mounts_.end(),
+                                        [&](const auto& m) { return m.second == dev; });
+    auto marked = marked_.find(dev);
+    if (still_seen || marked == marked_.end() || marked->second.holds_root) continue;
+    // Its marks went with its superblock; a new file system may get the same device number.
+    resolver_.RemoveFileSystem(marked->second.fsid);
+    marked_.erase(marked);
+    cache_.Clear();
+  }
+  for (const auto& [mount_point, mount] : below) {
+    if (!mounts_.contains(mount_point)) WatchMount(*mount, at_start);
+  }
+  counters_.watches = marked_.size();
+}
+
+void FanotifySource::WatchMount(const MountEntry& mount, bool at_start) {
+  const std::string& at = mount.mount_point;
+  const std::string what = "the " + mount.fs_type + " file system (" + mount.source + ") mounted at " + at;
+  struct stat st;
+  if (stat(at.c_str(), &st) != 0) {
+    spdlog::debug("fanotify: {} is gone already: {}", at, std::strerror(errno));
+    return;
+  }
+  mounts_.emplace(at, st.st_dev);
+  if (marked_.contains(st.st_dev)) {
+    ++counters_.watch_failures;
+    spdlog::warn("fanotify: {} shows a file system already watched through another mount (a bind "
+                 "mount?); changes made through {} are reported under that other mount's paths, "
+                 "not below {} (watch {} with --backend inotify to see them there)",
+                 what, at, at, at);
+    return;
+  }
+  if (int err = MarkFileSystem(at); err != 0) {
+    ++counters_.watch_failures;
+    spdlog::warn("fanotify: cannot watch {}: {}{}; changes below {} are NOT reported "
+                 "(watch it with --backend inotify, or unmount it)",
+                 what, std::strerror(err),
+                 err == EOPNOTSUPP || err == ENODEV || err == EXDEV ? " (it has no file handles)" : "",
+                 at);
+    return;
+  }
+  int fd = open(at.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  UniqueFd owned(fd);
+  auto fsid = fd < 0 ? Result<std::string>(Status::FromErrno(errno, "open " + at)) : FsidOf(fd, at);
+  if (!fsid.ok()) {
+    ++counters_.watch_failures;
+    spdlog::warn("fanotify: cannot watch {}: {}", what, fsid.status().message());
+    return;
+  }
+  marked_.emplace(st.st_dev, MarkedFs{fsid.value(), false});
+  resolver_.AddFileSystem(fsid.value(), at);
+  spdlog::info("fanotify: watching {}{}", what, at_start ? "" : " (mounted after the start)");
+}
+
 Status FanotifySource::Wait(std::chrono::milliseconds timeout) {
-  return waker_.Wait(fan_fd_.get(), timeout);
+  if (!mount_table_) return waker_.Wait(fan_fd_.get(), timeout);
+  pollfd fds[2] = {{fan_fd_.get(), POLLIN, 0}, {mount_table_->fd(), POLLPRI, 0}};
+  FATHOM_RETURN_IF_ERROR(waker_.Wait(fds, timeout));
+  // Polling consumed the change notice: remember it for Drain().
+  if (fds[1].revents & (POLLPRI | POLLERR)) mounts_changed_ = true;
+  return Status::Ok();
 }
 
 void FanotifySource::Stop() { waker_.Stop(); }
@@ -221,7 +323,11 @@ SourceInfo FanotifySourceInfo() {
   return {.name = "fanotify",
           .priority = 20,
           .detect = fanotify_internal::Detect,
-          .create = fanotify_internal::FanotifySource::Create};
+          .create = fanotify_internal::FanotifySource::Create,
+          .settings = fanotify_internal::SettingKeys(),
+          .check_settings = [](const SourceOptions& o) {
+            return fanotify_internal::ParseSettings(o).status();
+          }};
 }
 
 }  // namespace fathom

@@ -20,6 +20,11 @@
 //   DELETE_SELF/MOVE_SELF are reported for roots only, and a root that is moved or removed is
 //   no longer reported on. FAN_Q_OVERFLOW becomes one OVERFLOW per root.
 // - Events caused by this process (fathom's own store writes, say) are dropped.
+// - With `recursive`, every file system mounted below a root is marked too: those mounted at
+//   start (from /proc/self/mountinfo) and those mounted later (the mount table is polled with
+//   the fanotify queue). A mount that cannot be marked (no file handles: proc, sysfs, some
+//   FUSE and network file systems) or that shows a file system already marked through another
+//   mount (a bind mount) is logged as a warning naming it and counted in watch_failures.
 //
 // Threads: Start/Wait/Drain from one thread; Stop and Stats from any thread.
 #pragma once
@@ -28,7 +33,9 @@
 
 #include <atomic>
 #include <deque>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -38,6 +45,7 @@
 #include "sources/fanotify/event_plan.h"
 #include "sources/fanotify/fanotify_records.h"
 #include "sources/fanotify/handle_resolver.h"
+#include "sources/fanotify/mount_table.h"
 #include "core/unique_fd.h"
 #include "sources/internal/source_util.h"
 
@@ -51,6 +59,8 @@ struct FanotifySettings {
                                 // events) and its memory, at the risk of OVERFLOW under load
 };
 Result<FanotifySettings> ParseSettings(const SourceOptions& options);
+// The keys ParseSettings() reads.
+const std::vector<std::string>& SettingKeys();
 
 // Whether the kernel and the roots' file systems can serve `options`; the error says why not.
 Status Detect(const SourceOptions& options);
@@ -87,6 +97,12 @@ class FanotifySource final : public Source {
 
   // --- setup (fanotify_source.cpp)
   Status AddMarks();
+  // fanotify_mark(FAN_MARK_FILESYSTEM) on the file system holding `path`; 0 or the errno.
+  int MarkFileSystem(const std::string& path);
+  // Marks the file systems mounted below the roots that are not marked yet, and forgets
+  // those unmounted; logs each (`at_start`: the mounts found at start).
+  void WatchMounts(bool at_start);
+  void WatchMount(const MountEntry& mount, bool at_start);
 
   // --- reading (fanotify_reader.cpp)
   // One read(2); parses and plans what it got. False when nothing was read (queue empty, read
@@ -122,6 +138,17 @@ class FanotifySource final : public Source {
   DirPathCache cache_;
   HandleResolver resolver_;
   UniqueFd fan_fd_;
+  bool use_rename_ = false;  // FAN_RENAME in the marks' mask
+  // Marked file systems by device; and the mounts below the roots that were seen (marked, or
+  // warned about), by mount point, with their device.
+  struct MarkedFs {
+    std::string fsid;
+    bool holds_root = false;  // marked for a root: stays until the source stops
+  };
+  std::map<dev_t, MarkedFs> marked_;
+  std::map<std::string, dev_t> mounts_;
+  std::optional<MountTable> mount_table_;
+  bool mounts_changed_ = false;
   source_internal::StopWaker waker_;
   pid_t own_pid_ = 0;
   bool report_target_fid_ = false;

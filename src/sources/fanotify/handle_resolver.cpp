@@ -22,8 +22,14 @@ struct HandleBuffer {
 }  // namespace
 
 void HandleResolver::AddFileSystem(std::string_view fsid, UniqueFd mount_fd) {
-  mounts_.emplace(std::string(fsid), std::move(mount_fd));
+  mounts_.emplace(std::string(fsid), Mount{std::move(mount_fd), {}});
 }
+
+void HandleResolver::AddFileSystem(std::string_view fsid, std::string mount_point) {
+  mounts_.emplace(std::string(fsid), Mount{UniqueFd(), std::move(mount_point)});
+}
+
+void HandleResolver::RemoveFileSystem(std::string_view fsid) { mounts_.erase(std::string(fsid)); }
 
 Result<std::string> HandleResolver::PathOf(const HandleKey& key) const {
   auto mount = mounts_.find(std::string(KeyFsid(key)));
@@ -36,7 +42,15 @@ Result<std::string> HandleResolver::PathOf(const HandleKey& key) const {
   buf.fh.handle_bytes = static_cast<unsigned>(bytes.size());
   buf.fh.handle_type = KeyHandleType(key);
   std::memcpy(buf.fh.f_handle, bytes.data(), bytes.size());
-  int fd = open_by_handle_at(mount->second.get(), &buf.fh, O_PATH | O_CLOEXEC);
+  UniqueFd opened_mount;
+  int mount_fd = mount->second.fd.get();
+  if (!mount->second.fd.valid()) {
+    const std::string& at = mount->second.mount_point;
+    opened_mount = UniqueFd(open(at.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!opened_mount.valid()) return Status::FromErrno(errno, "fanotify: open " + at);
+    mount_fd = opened_mount.get();
+  }
+  int fd = open_by_handle_at(mount_fd, &buf.fh, O_PATH | O_CLOEXEC);
   if (fd < 0) return Status::FromErrno(errno, "fanotify: open_by_handle_at");
   UniqueFd opened(fd);
   std::string link = "/proc/self/fd/" + std::to_string(fd);

@@ -19,6 +19,7 @@ using source_internal::ListDirectory;
 Result<InotifySource::Placed> InotifySource::AddWatch(DirNode* parent, std::string_view name,
                                                       ScanMode mode, std::vector<Event>& out) {
   const std::string path = tree_.ChildPath(parent, name);
+  if (options_.excluded_directory && options_.excluded_directory(path)) return Placed{};
   int wd = inotify_add_watch(inotify_fd_.get(), path.c_str(), scan_mask_);
   if (wd < 0) {
     int err = errno;

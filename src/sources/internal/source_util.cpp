@@ -40,11 +40,21 @@ StopWaker::StopWaker(StopWaker&& other) noexcept
     : fd_(std::move(other.fd_)), name_(std::move(other.name_)), stopped_(other.stopped_.load()) {}
 
 Status StopWaker::Wait(int kernel_fd, std::chrono::milliseconds timeout) const {
+  pollfd fd = {kernel_fd, POLLIN, 0};
+  return Wait(std::span<pollfd>(&fd, 1), timeout);
+}
+
+Status StopWaker::Wait(std::span<pollfd> fds, std::chrono::milliseconds timeout) const {
   if (stopped_) return Status::Ok();
-  if (kernel_fd < 0) return Status::Error(name_ + " source: Wait() before Start()");
-  pollfd fds[2] = {{kernel_fd, POLLIN, 0}, {fd_.get(), POLLIN, 0}};
-  int n = poll(fds, 2, static_cast<int>(timeout.count()));
+  if (fds.empty() || fds[0].fd < 0) return Status::Error(name_ + " source: Wait() before Start()");
+  constexpr size_t kMaxFds = 4;
+  if (fds.size() >= kMaxFds) return Status::Error(name_ + " source: too many descriptors to wait on");
+  pollfd all[kMaxFds];
+  std::copy(fds.begin(), fds.end(), all);
+  all[fds.size()] = {fd_.get(), POLLIN, 0};
+  int n = poll(all, static_cast<nfds_t>(fds.size() + 1), static_cast<int>(timeout.count()));
   if (n < 0 && errno != EINTR) return Status::FromErrno(errno, name_ + " source: poll");
+  for (size_t i = 0; i < fds.size(); ++i) fds[i].revents = n > 0 ? all[i].revents : 0;
   return Status::Ok();
 }
 

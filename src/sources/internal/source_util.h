@@ -2,8 +2,11 @@
 // that lets Stop() (any thread) wake a Wait() blocked in poll().
 #pragma once
 
+#include <poll.h>
+
 #include <atomic>
 #include <chrono>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +55,9 @@ class StopWaker {
 
   // Returns when `kernel_fd` is readable, Stop() was called, or `timeout` passed.
   Status Wait(int kernel_fd, std::chrono::milliseconds timeout) const;
+  // The same for several descriptors, each with its own events; their revents say which
+  // were ready (all zero after a timeout or a Stop()).
+  Status Wait(std::span<pollfd> fds, std::chrono::milliseconds timeout) const;
   void Stop();
   bool stopped() const { return stopped_; }
 

@@ -2,7 +2,10 @@
 
 #include <charconv>
 #include <cstring>
+#include <string>
 #include <string_view>
+
+#include "fathom/format.h"
 
 namespace fathom::lustre_source {
 namespace {
@@ -32,24 +35,21 @@ class Writer {
     Hex(fid.ver);
     Put("]\"");
   }
-  // At most 6 bytes per input byte, plus the quotes.
-  void Json(std::string_view s) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    *p_++ = '"';
-    for (char c : s) {
-      const auto u = static_cast<unsigned char>(c);
-      if (c == '"' || c == '\\') {
-        *p_++ = '\\';
-        *p_++ = c;
-      } else if (u < 0x20) {
-        Put("\\u00");
-        *p_++ = kHex[u >> 4];
-        *p_++ = kHex[u & 0xf];
-      } else {
-        *p_++ = c;
-      }
+  // At most JsonStringBound(s.size()) bytes.
+  void Json(std::string_view s) { p_ = WriteJsonString(s, p_); }
+  // A member naming a file: `"key":"value"`, plus `"key_b64"` when the name is not UTF-8
+  // (fathom/format.h); at most 8 bytes per byte of `value` plus 32.
+  void NameMember(std::string_view key, std::string_view value) {
+    if (IsValidUtf8(value)) {
+      *p_++ = '"';
+      Put(key);
+      Put("\":");
+      Json(value);
+      return;
     }
-    *p_++ = '"';
+    std::string member;
+    AppendJsonNameMember(key, value, member);
+    Put(member);
   }
 
  private:
@@ -69,7 +69,7 @@ void AppendEventAttrs(const lustre::ChangelogRecord& r, const lustre::Fid& fid,
   const bool nid = r.has_extra_flags && (r.extra_flags & CLFE_NID) && !r.nid.empty();
   const std::string_view type = lustre::RecordTypeName(r.type).value_or("?");
   const size_t bound = kFixedBound + type.size() + 6 * (r.jobid.size() + r.nid.size()) +
-                       (name != nullptr ? 6 * name->size() + 16 : 0);
+                       (name != nullptr ? 8 * name->size() + 32 : 0);
   char stack[kStackBytes];
   std::string heap;
   char* buf = stack;
@@ -107,8 +107,8 @@ void AppendEventAttrs(const lustre::ChangelogRecord& r, const lustre::Fid& fid,
     w.Json(r.nid);
   }
   if (name != nullptr) {
-    w.Put(",\"name\":");
-    w.Json(*name);
+    w.Put(",");
+    w.NameMember("name", *name);
   }
   w.Put("}");
   out.append(buf, static_cast<size_t>(w.end() - buf));

@@ -232,7 +232,9 @@ SourceInfo LustreSourceInfo() {
   return {.name = "lustre",
           .priority = 5,
           .detect = lustre_source::Detect,
-          .create = lustre_source::LustreSource::Create};
+          .create = lustre_source::LustreSource::Create,
+          .settings = {"lustre.device", "lustre.mount", "lustre.user", "lustre.library",
+                       "lustre.cache-size"}};
 }
 
 }  // namespace fathom

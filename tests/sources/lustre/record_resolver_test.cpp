@@ -186,6 +186,18 @@ TEST_F(ResolverTest, ParentRemovedWhenNothingResolves) {
   EXPECT_EQ(events_[0].path, kMount);
 }
 
+TEST_F(ResolverTest, NameThatIsNotUtf8InAttrsIsValidJsonWithItsBytesInNameB64) {
+  Make();
+  auto d = fs_.Mkdir(kRootFid, "d", false);
+  fs_.Create(d, "f\xff", false);
+  fs_.Unlink(d, "f\xff");
+  fs_.Rmdir(kRootFid, "d", false);
+  ASSERT_EQ(Resolve(), (Lines{"DELETE,PARENT_REMOVED /"}));
+  auto attrs = nlohmann::json::parse(events_[0].attrs);  // throws on invalid UTF-8
+  EXPECT_EQ(attrs["name"], "f\xef\xbf\xbd");
+  EXPECT_EQ(attrs["name_b64"], "Zv8=");
+}
+
 TEST_F(ResolverTest, ObjectGoneBeforeItCouldBePlacedIsReportedByFid) {
   Make();
   auto d = fs_.Mkdir(kRootFid, "d", false);
