@@ -42,5 +42,22 @@ TEST(WatchPermissions, AnUnreadableSubdirectoryIsReportedAndTheRestIsWatched) {
   EXPECT_EQ(*line, dir.path() + " CREATE /open/deeper/f");
 }
 
+TEST(WatchPermissions, AnExcludedUnreadableSubdirectoryIsNotAttempted) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run the watcher as another user";
+  testing::TempDir dir;
+  ASSERT_EQ(chmod(dir.path().c_str(), 0755), 0);
+  testing::MakeDirs(dir / "open");
+  testing::MakeDirs(dir / "secret/inner");
+  ASSERT_EQ(chmod((dir / "secret").c_str(), 0700), 0);
+
+  Subprocess p(AsNobody({"watch", "-r", dir.path(), "--backend", "inotify", "--exclude", "secret"}));
+  ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
+  testing::WriteFile(dir / "open/f", "x");
+  auto line = p.ReadLine(10s);
+  ASSERT_TRUE(line.has_value()) << p.stderr_text();
+  EXPECT_EQ(*line, dir.path() + " CREATE /open/f");
+  EXPECT_EQ(p.stderr_text().find("cannot watch"), std::string::npos) << p.stderr_text();
+}
+
 }  // namespace
 }  // namespace fathom
