@@ -9,8 +9,9 @@ DIR        ?=
 WERROR     := $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 20
+PREFIX     ?= /usr/local
 
-.PHONY: deps build build-asan run test test-release test-asan fuzz bench clean
+.PHONY: deps build build-asan run test test-release test-asan fuzz bench install clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -38,6 +39,9 @@ fuzz: deps
 	bash scripts/run-fuzzers.sh $(FUZZ_SECONDS)
 
 test: test-release test-asan fuzz
+
+install: build
+	cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 bench: build
 	/usr/bin/python3 bench/run_local_bench.py --build $(BUILD)

@@ -8,7 +8,7 @@
 include(GNUInstallDirs)
 include(cmake/FathomManPages.cmake)
 
-set(FATHOM_SIM_DIR ${CMAKE_INSTALL_LIBDIR}/fathom/lustre-sim)
+set(FATHOM_SIM_DIR lib/fathom/lustre-sim)
 install(TARGETS fathom fathomd fathom-lustre-sim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS lfs lctl RUNTIME DESTINATION ${FATHOM_SIM_DIR})
 install(TARGETS lustreapi LIBRARY DESTINATION ${FATHOM_SIM_DIR})
@@ -17,10 +17,14 @@ install(FILES share/bash-completion/fathom DESTINATION ${CMAKE_INSTALL_DATADIR}/
 install(FILES share/bash-completion/fathom DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
         RENAME fathomd)
 
-set(FATHOM_BINDIR ${CMAKE_INSTALL_FULL_BINDIR})
+# Units name the programs where they are installed: made at install time, for the prefix given
+# then (`cmake --install --prefix P`).
 foreach(unit fathomd.service fathom-watch@.service fathom-collect@.service fathom-aggregate@.service
              fathom-subscribe@.service)
-  configure_file(examples/systemd/${unit}.in ${CMAKE_BINARY_DIR}/systemd/${unit} @ONLY)
+  install(CODE "
+    set(FATHOM_BINDIR \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}\")
+    configure_file(\"${PROJECT_SOURCE_DIR}/examples/systemd/${unit}.in\"
+                   \"${CMAKE_BINARY_DIR}/systemd/${unit}\" @ONLY)")
   install(FILES ${CMAKE_BINARY_DIR}/systemd/${unit} DESTINATION lib/systemd/system)
 endforeach()
 
