@@ -36,6 +36,8 @@ struct ChurnRun {
   uint64_t seed;
 };
 
+void PrintTo(const ChurnRun& r, std::ostream* os) { *os << r.backend << ", seed " << r.seed; }
+
 class WatchChurn : public ::testing::TestWithParam<ChurnRun> {};
 
 TEST_P(WatchChurn, ReplayingTheJsonStreamRebuildsTheFinalTree) {
