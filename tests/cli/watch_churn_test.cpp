@@ -44,14 +44,14 @@ TEST_P(WatchChurn, ReplayingTheJsonStreamRebuildsTheFinalTree) {
   const ChurnRun& run = GetParam();
   if (run.backend == "fanotify" && geteuid() != 0) GTEST_SKIP() << "fanotify needs root";
   testing::TempDir dir;
-  testing::Subprocess watch(
-      {testing::FathomBinary(), "watch", "-r", dir.path(), "--backend", run.backend,
-       "--format", "json"});
+  testing::Subprocess watch({testing::FathomBinary(), "watch", "-r", dir.path(), "--backend",
+                             run.backend, "--format", "json"});
   ASSERT_TRUE(watch.WaitForStderr("watches established", 20s)) << watch.stderr_text();
   std::vector<pid_t> workers;
   for (uint64_t i = 0; i < 3; ++i) {
     workers.push_back(testing::StartNamespaceChurn(
-        dir.path(), testing::ChurnOptions{.seed = run.seed + i, .operations = 4000, .max_depth = 4}));
+        dir.path(),
+        testing::ChurnOptions{.seed = run.seed + i, .operations = 4000, .max_depth = 4}));
   }
   std::vector<Event> events;
   auto read_available = [&](std::chrono::milliseconds quiet) {

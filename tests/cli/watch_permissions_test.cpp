@@ -50,7 +50,8 @@ TEST(WatchPermissions, AnExcludedUnreadableSubdirectoryIsNotAttempted) {
   testing::MakeDirs(dir / "secret/inner");
   ASSERT_EQ(chmod((dir / "secret").c_str(), 0700), 0);
 
-  Subprocess p(AsNobody({"watch", "-r", dir.path(), "--backend", "inotify", "--exclude", "secret"}));
+  Subprocess p(
+      AsNobody({"watch", "-r", dir.path(), "--backend", "inotify", "--exclude", "secret"}));
   ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
   testing::WriteFile(dir / "open/f", "x");
   auto line = p.ReadLine(10s);

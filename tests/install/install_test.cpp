@@ -17,7 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using RunResult = testing::RunResult;
-RunResult Run(std::vector<std::string> argv, std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
+RunResult Run(std::vector<std::string> argv,
+              std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
   return testing::Run(std::move(argv), timeout);
 }
 
@@ -32,7 +33,8 @@ class Installed : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     prefix_ = new testing::TempDir();
-    auto r = fathom::Run({"cmake", "--install", FATHOM_BUILD_DIR, "--prefix", prefix_->path()}, std::chrono::seconds(120));
+    auto r = fathom::Run({"cmake", "--install", FATHOM_BUILD_DIR, "--prefix", prefix_->path()},
+                         std::chrono::seconds(120));
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   }
   static void TearDownTestSuite() {
@@ -48,7 +50,8 @@ TEST_F(Installed, ProgramsRunFromThePrefixAndSayTheirVersion) {
   for (const char* prog : {"bin/fathom", "bin/fathomd"}) {
     auto r = fathom::Run({At(prog), "--version"});
     EXPECT_EQ(r.exit_code, 0) << prog << r.err;
-    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^fathomd? \d+\.\d+\.\d+)"))) << prog << ": " << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^fathomd? \d+\.\d+\.\d+)")))
+        << prog << ": " << r.out;
   }
   EXPECT_TRUE(fs::exists(At("bin/fathom-lustre-sim")));
   for (const char* tool : {"lfs", "lctl", "liblustreapi.so.1"}) {
@@ -58,8 +61,10 @@ TEST_F(Installed, ProgramsRunFromThePrefixAndSayTheirVersion) {
 
 TEST_F(Installed, TheInstalledFathomWatchesADirectory) {
   testing::TempDir dir;
-  testing::Subprocess watch({At("bin/fathom"), "watch", dir.path(), "-n", "1", "--backend", "inotify"});
-  ASSERT_TRUE(watch.WaitForStderr("watches established", std::chrono::seconds(20))) << watch.stderr_text();
+  testing::Subprocess watch(
+      {At("bin/fathom"), "watch", dir.path(), "-n", "1", "--backend", "inotify"});
+  ASSERT_TRUE(watch.WaitForStderr("watches established", std::chrono::seconds(20)))
+      << watch.stderr_text();
   testing::WriteFile(dir / "hello", "");
   auto line = watch.ReadLine(std::chrono::seconds(10));
   ASSERT_TRUE(line.has_value()) << watch.stderr_text();
@@ -76,7 +81,8 @@ TEST_F(Installed, EveryProgramAndSubcommandHasAManPage) {
   for (std::string l; std::getline(lines, l);) {
     if (l == "Subcommands:") in_subcommands = true;
     std::smatch m;
-    if (in_subcommands && std::regex_search(l, m, std::regex(R"(^  ([a-z]+)\s)"))) pages.push_back("fathom-" + m[1].str());
+    if (in_subcommands && std::regex_search(l, m, std::regex(R"(^  ([a-z]+)\s)")))
+      pages.push_back("fathom-" + m[1].str());
   }
   ASSERT_GT(pages.size(), 6u) << help.out;
   for (const auto& page : pages) {
@@ -94,12 +100,14 @@ TEST_F(Installed, BashCompletionOffersSubcommandsAndOptions) {
   const std::string script = At("share/bash-completion/completions/fathom");
   ASSERT_TRUE(fs::exists(script));
   ASSERT_TRUE(fs::exists(At("share/bash-completion/completions/fathomd")));
-  auto r = fathom::Run({"bash", "-c",
-                "source " + script + "; PATH=" + At("bin") + ":$PATH; "
-                "COMP_WORDS=(fathom wa); COMP_CWORD=1; _fathom; echo \"${COMPREPLY[*]}\"; "
-                "COMP_WORDS=(fathom watch --max-c); COMP_CWORD=2; _fathom; echo \"${COMPREPLY[*]}\"; "
-                "COMP_WORDS=(fathom watch --format j); COMP_CWORD=3; _fathom; echo \"${COMPREPLY[*]}\"; "
-                "COMP_WORDS=(fathomd --che); COMP_CWORD=1; _fathom; echo \"${COMPREPLY[*]}\""});
+  auto r = fathom::Run(
+      {"bash", "-c",
+       "source " + script + "; PATH=" + At("bin") +
+           ":$PATH; "
+           "COMP_WORDS=(fathom wa); COMP_CWORD=1; _fathom; echo \"${COMPREPLY[*]}\"; "
+           "COMP_WORDS=(fathom watch --max-c); COMP_CWORD=2; _fathom; echo \"${COMPREPLY[*]}\"; "
+           "COMP_WORDS=(fathom watch --format j); COMP_CWORD=3; _fathom; echo \"${COMPREPLY[*]}\"; "
+           "COMP_WORDS=(fathomd --che); COMP_CWORD=1; _fathom; echo \"${COMPREPLY[*]}\""});
   EXPECT_EQ(r.out, "watch\n--max-count\njson\n--check\n") << r.err;
 }
 

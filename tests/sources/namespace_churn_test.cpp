@@ -19,9 +19,9 @@ namespace {
 constexpr int kWorkers = 3;
 
 struct ChurnCase {
-  std::string backend;   // "inotify" or "fanotify"
+  std::string backend;  // "inotify" or "fanotify"
   uint64_t seed;
-  size_t queue_events;   // fs.inotify.max_queued_events for the source, 0: the system's
+  size_t queue_events;  // fs.inotify.max_queued_events for the source, 0: the system's
 };
 
 void PrintTo(const ChurnCase& c, std::ostream* os) {
@@ -71,9 +71,9 @@ TEST_P(NamespaceChurn, ReplayingTheStreamRebuildsTheFinalTree) {
   std::vector<pid_t> workers;
   for (int i = 0; i < kWorkers; ++i) {
     workers.push_back(StartNamespaceChurn(
-        dir.path(), ChurnOptions{.seed = c.seed * 1000 + static_cast<uint64_t>(i),
-                                 .operations = 4000,
-                                 .max_depth = 4}));
+        dir.path(),
+        ChurnOptions{
+            .seed = c.seed * 1000 + static_cast<uint64_t>(i), .operations = 4000, .max_depth = 4}));
   }
   for (pid_t pid : workers) {
     int status = 0;
@@ -99,7 +99,8 @@ TEST_P(NamespaceChurn, ReplayingTheStreamRebuildsTheFinalTree) {
   const std::set<std::string> replayed = Replay({}, events);
   if (const char* dump = getenv("CHURN_DUMP"); dump != nullptr && replayed != real) {
     std::ofstream f(dump);
-    for (const auto& e : events) f << KindNames(e.mask) << " " << e.cookie << " " << RelativePath(e.root, e.path) << "\n";
+    for (const auto& e : events)
+      f << KindNames(e.mask) << " " << e.cookie << " " << RelativePath(e.root, e.path) << "\n";
   }
   size_t overflows = 0;
   for (const auto& e : events) overflows += (e.mask & kind::kOverflow) != 0;
@@ -121,10 +122,8 @@ INSTANTIATE_TEST_SUITE_P(Backends, NamespaceChurn,
 INSTANTIATE_TEST_SUITE_P(Backends, NamespaceChurn,
                          ::testing::Values(ChurnCase{"inotify", 1, 0}, ChurnCase{"inotify", 2, 0},
                                            ChurnCase{"inotify", 3, 0}, ChurnCase{"inotify", 4, 0},
-                                           ChurnCase{"inotify", 5, 64},
-                                           ChurnCase{"inotify", 6, 64},
-                                           ChurnCase{"fanotify", 1, 0},
-                                           ChurnCase{"fanotify", 2, 0},
+                                           ChurnCase{"inotify", 5, 64}, ChurnCase{"inotify", 6, 64},
+                                           ChurnCase{"fanotify", 1, 0}, ChurnCase{"fanotify", 2, 0},
                                            ChurnCase{"fanotify", 3, 0}),
                          CaseName);
 #endif

@@ -23,17 +23,29 @@ class Churn {
     for (int i = 0; i < options_.operations; ++i) {
       switch (Pick(12)) {
         case 0:
-        case 1: MakeNested(); break;
+        case 1:
+          MakeNested();
+          break;
         case 2:
         case 3:
-        case 4: CreateFile(); break;
+        case 4:
+          CreateFile();
+          break;
         case 5:
-        case 6: RenameDir(); break;
+        case 6:
+          RenameDir();
+          break;
         case 7:
-        case 8: MoveFile(); break;
+        case 8:
+          MoveFile();
+          break;
         case 9:
-        case 10: MoveFreshTree(); break;
-        default: RemoveTree(); break;
+        case 10:
+          MoveFreshTree();
+          break;
+        default:
+          RemoveTree();
+          break;
       }
     }
   }
@@ -51,9 +63,7 @@ class Churn {
     return p;
   }
   std::string AnyDir() { return DirPath(Pick(options_.max_depth)); }
-  std::string FilePath() {
-    return AnyDir() + "/" + kFileNames[Pick(std::size(kFileNames))];
-  }
+  std::string FilePath() { return AnyDir() + "/" + kFileNames[Pick(std::size(kFileNames))]; }
 
   void MakeNested() {
     const std::string path = DirPath(1 + Pick(options_.max_depth));

@@ -273,7 +273,8 @@ int FanotifySource::MatchRoot(const std::string& path, bool self) const {
       if (self) return static_cast<int>(i);
       continue;
     }
-    if (options_.recursive ? source_internal::IsUnder(path, root.path) : Parent(path) == root.path) {
+    if (options_.recursive ? source_internal::IsUnder(path, root.path)
+                           : Parent(path) == root.path) {
       return static_cast<int>(i);
     }
   }

@@ -190,7 +190,8 @@ void InotifySource::HandleMove(const inotify_event* from, const inotify_event* t
   const uint32_t isdir = (from != nullptr ? from->mask : to->mask) & IN_ISDIR;
   // A directory renamed while either side's listing was under way: which directory each name
   // holds is checked again once the queue is empty.
-  if (isdir && ((from_dir != nullptr && InWindow(from_dir)) || (to_dir != nullptr && InWindow(to_dir)))) {
+  if (isdir &&
+      ((from_dir != nullptr && InWindow(from_dir)) || (to_dir != nullptr && InWindow(to_dir)))) {
     if (from_dir != nullptr) MarkDirty(from_dir);
     if (to_dir != nullptr) MarkDirty(to_dir);
   }

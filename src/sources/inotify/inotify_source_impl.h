@@ -37,10 +37,10 @@
 #include <unordered_set>
 #include <vector>
 
-#include "fathom/source.h"
 #include "core/unique_fd.h"
-#include "sources/internal/source_util.h"
+#include "fathom/source.h"
 #include "sources/inotify/watch_tree.h"
+#include "sources/internal/source_util.h"
 
 namespace fathom::inotify_internal {
 
@@ -68,7 +68,8 @@ class InotifySource final : public Source {
   };
   enum class ScanMode { kReport, kSilent };
 
-  InotifySource(SourceOptions options, std::vector<std::string> roots, source_internal::StopWaker waker);
+  InotifySource(SourceOptions options, std::vector<std::string> roots,
+                source_internal::StopWaker waker);
 
   // --- reading (inotify_reader.cpp)
   bool Fill();  // one read(2) into the buffer; false when nothing is queued
@@ -128,8 +129,7 @@ class InotifySource final : public Source {
   // releases it, so the directory is scanned afresh here. Its entry in the old parent stays
   // for that parent's own reconciliation to report. Returns false if it is a root, or
   // `reconciling` (the directory being listed) or one of its ancestors (all kept).
-  bool ForgetOldPlace(const std::string& path, const DirNode* reconciling,
-                      std::vector<Event>& out);
+  bool ForgetOldPlace(const std::string& path, const DirNode* reconciling, std::vector<Event>& out);
   // Reports DELETE for everything known below `node`, deepest first, then releases the
   // watches of `node` and everything below it.
   void DeleteSubtree(DirNode* node, std::vector<Event>& out);

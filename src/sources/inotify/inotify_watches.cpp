@@ -8,9 +8,9 @@
 #include <unordered_set>
 #include <utility>
 
-#include "sources/internal/dir_listing.h"
 #include "sources/inotify/inotify_source_impl.h"
 #include "sources/inotify/watch_limits.h"
+#include "sources/internal/dir_listing.h"
 
 namespace fathom::inotify_internal {
 
@@ -33,9 +33,10 @@ Result<InotifySource::Placed> InotifySource::AddWatch(DirNode* parent, std::stri
     parent->entries[std::string(name)].watch_failed = true;
     if (err != EACCES && err != EPERM) return WatchError(err, path);
     // Not readable by this user: as with `inotifywait -r`, the rest is still watched.
-    ReportRunningWatchError(Status::Error(
-        "cannot watch " + path + ": permission denied; changes below it are not reported (run "
-        "as a user who may read it, or leave it out with --exclude)"));
+    ReportRunningWatchError(
+        Status::Error("cannot watch " + path +
+                      ": permission denied; changes below it are not reported (run "
+                      "as a user who may read it, or leave it out with --exclude)"));
     return Placed{};
   }
   // Events queued about `parent` may be older than this watch: see OpenWindow.
@@ -53,7 +54,8 @@ Result<InotifySource::Placed> InotifySource::AddWatch(DirNode* parent, std::stri
     DirNode* old_parent = existing->parent;
     const std::string old_name = existing->name;
     const uint32_t cookie = NextCookie();
-    if (mode == ScanMode::kReport) Emit(out, kind::kMovedFrom | kind::kIsDir, cookie, old_parent, old_name);
+    if (mode == ScanMode::kReport)
+      Emit(out, kind::kMovedFrom | kind::kIsDir, cookie, old_parent, old_name);
     tree_.Move(existing, parent, name);
     old_parent->entries.erase(old_name);
     if (mode == ScanMode::kReport) Emit(out, kind::kMovedTo | kind::kIsDir, cookie, parent, name);
@@ -253,7 +255,7 @@ void InotifySource::Reconcile(DirNode* node, Depth depth, std::vector<Event>& ou
   });
   if (!listed.ok()) {
     if (depth == Depth::kThisDirectory && (listed.code() == std::errc::no_such_file_or_directory ||
-                                          listed.code() == std::errc::not_a_directory)) {
+                                           listed.code() == std::errc::not_a_directory)) {
       MarkDirty(node);
     }
     return;

@@ -49,7 +49,8 @@ Status WatchError(int err, std::string_view path) {
           NamespaceNote(limit, "/proc/sys/user/max_inotify_watches", "user.max_inotify_watches") +
           "; raise it with `sysctl fs.inotify.max_user_watches=" + Suggested(limit, 524288) +
           "` (or in /etc/sysctl.d/) to at least the number of directories to watch (`find DIR "
-          "-type d | wc -l`; each watch costs about 1 KiB of kernel memory), or use `--backend fanotify`, which needs no per-directory "
+          "-type d | wc -l`; each watch costs about 1 KiB of kernel memory), or use `--backend "
+          "fanotify`, which needs no per-directory "
           "watches",
       std::error_code(err, std::generic_category()));
 }
