@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace fathom::cli {
 
@@ -44,6 +45,32 @@ CLI::Option* AddFormatOption(CLI::App& app, Format& target, const std::string& d
       ->type_name("FORMAT");
 }
 
+std::optional<std::string> UnknownCommand(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.starts_with("-")) {
+      // An option of fathom's own that takes a separate value skips it.
+      const CLI::Option* opt = arg.find('=') == std::string::npos ? app.get_option_no_throw(arg) : nullptr;
+      if (opt != nullptr && opt->get_items_expected_min() > 0) ++i;
+      continue;
+    }
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->check_name(arg)) return std::nullopt;
+    }
+    return arg;
+  }
+  return std::nullopt;
+}
+
+std::string CommandNames(const CLI::App& app) {
+  std::string out;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (!out.empty()) out += ", ";
+    out += sub->get_name();
+  }
+  return out;
+}
+
 int Fail(const std::string& command, const std::string& message, int code) {
   std::fprintf(stderr, "fathom %s: %s\n", command.c_str(), message.c_str());
   return code;
@@ -67,6 +94,30 @@ CLI::Validator WholeNumber() {
         return std::string();
       },
       "");
+}
+
+void AddLimitOptions(CLI::App& cmd, uint64_t& max_count, double& timeout) {
+  cmd.add_option("-n,--max-count", max_count, "Exit after N events")->check(WholeNumber())->type_name("N");
+  cmd.add_option("-t,--timeout", timeout, "Exit after SECONDS (fractions allowed)")
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (text.empty() || *end != '\0' || !(v >= 0)) return "'" + text + "' is not a number of seconds >= 0";
+            return std::string();
+          },
+          ""))
+      ->type_name("SECONDS");
+}
+
+Result<std::string> StoreFile(const std::string& spec) {
+  constexpr std::string_view kScheme = "sqlite:";
+  std::string file = spec.starts_with(kScheme) ? spec.substr(kScheme.size()) : spec;
+  if (file.empty()) return Status::Error("--store needs a file: sqlite:FILE or FILE");
+  if (file.find("://") != std::string::npos) {
+    return Status::Error("unsupported store '" + spec + "': stores are SQLite files (sqlite:FILE or FILE)");
+  }
+  return file;
 }
 
 void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus, const std::string& role) {

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "client/client_keys.h"
@@ -25,9 +26,19 @@ CLI::Option* AddFormatOption(CLI::App& app, Format& target, const std::string& d
 void LogWatchSummary(const WatchSummary& summary, std::string_view verb);
 // Accepts only digits: CLI11 would wrap "-1" around to 2^64-1 for an unsigned option.
 CLI::Validator WholeNumber();
+// Adds -n,--max-count N (whole number) and -t,--timeout SECONDS (a number >= 0): every command
+// that can stop after a number of events or a time takes them under these names.
+void AddLimitOptions(CLI::App& cmd, uint64_t& max_count, double& timeout);
+// The store's file from a --store value: "sqlite:FILE" or "FILE" (every command accepts both).
+Result<std::string> StoreFile(const std::string& spec);
 // Adds --key, --server-key, --insecure (the ZeroMQ keys of a `role`: collector, consumer) and
 // --stream, --replicas (nats:// endpoints) to a client command.
 void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus, const std::string& role);
+// The first word of the command line that should name a subcommand of `app` but does not (its
+// own options and their values skipped), if any.
+std::optional<std::string> UnknownCommand(const CLI::App& app, int argc, char** argv);
+// "watch, events, ..." in the order they were added.
+std::string CommandNames(const CLI::App& app);
 // Prints "fathom <cmd>: <message>" to stderr and returns `code`.
 int Fail(const std::string& command, const std::string& message, int code);
 

@@ -2,6 +2,8 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
+
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "fathom/config.h"
@@ -16,8 +18,15 @@ int main(int argc, char** argv) {
       "replayable stream of file-system events."};
   app.set_version_flag("--version", std::string("fathom ") + FATHOM_VERSION);
   app.require_subcommand(1);
+  // Options of fathom itself are accepted after the subcommand too (`fathom watch -v ...`).
+  app.fallthrough();
   bool verbose = false;
-  app.add_flag("-v,--verbose", verbose, "Log debugging detail to stderr");
+  std::string log_level = "info";
+  app.add_flag("-v,--verbose", verbose, "Log debugging detail to stderr (--log-level debug)");
+  app.add_option("--log-level", log_level, "How much to log to stderr")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->default_str("info")
+      ->type_name("LEVEL");
 
   std::vector<std::pair<CLI::App*, fathom::cli::CommandRunner>> commands;
   auto add = [&](fathom::cli::CommandRunner (*adder)(CLI::App&)) {
@@ -32,13 +41,18 @@ int main(int argc, char** argv) {
   add(&fathom::cli::AddSubscribeCommand);
   add(&fathom::cli::AddKeygenCommand);
 
+  if (auto unknown = fathom::cli::UnknownCommand(app, argc, argv)) {
+    std::fprintf(stderr, "fathom: unknown command '%s'; the commands are: %s (fathom --help)\n",
+                 unknown->c_str(), fathom::cli::CommandNames(app).c_str());
+    return fathom::cli::kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? fathom::cli::kExitOk : fathom::cli::kExitUsage;
   }
-  if (verbose) spdlog::set_level(spdlog::level::debug);
+  spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::from_str(log_level));
   for (auto& [sub, run] : commands) {
     if (sub->parsed()) return run();
   }

@@ -35,7 +35,8 @@ Result<WatchOptions> MakeOptions(const WatchArgs& a) {
   FATHOM_RETURN_IF_ERROR(ApplySourceArgs(a.source, o));
   if (!a.store.empty()) {
     StoreOptions s;
-    s.path = std::filesystem::absolute(a.store).lexically_normal().string();
+    FATHOM_ASSIGN_OR_RETURN(const std::string file, StoreFile(a.store));
+    s.path = std::filesystem::absolute(file).lexically_normal().string();
     s.max_events = a.max_events;
     if (!a.max_age.empty()) {
       FATHOM_ASSIGN_OR_RETURN(s.max_age, ParseDuration(a.max_age));
@@ -49,6 +50,8 @@ Result<WatchOptions> MakeOptions(const WatchArgs& a) {
     o.store = s;
   } else if (a.max_events > 0 || !a.max_age.empty()) {
     return Status::Error("--max-events and --max-age bound the store: give --store FILE too");
+  } else if (a.quiet) {
+    return Status::Error("-q prints nothing, and without --store nothing would be kept: give --store FILE too");
   }
   return o;
 }
@@ -78,17 +81,17 @@ CommandRunner AddWatchCommand(CLI::App& app) {
   AddFormatOption(*cmd, args->format, "inotify");
   cmd->add_option("--store", args->store,
                   "Append every event durably to this SQLite file before printing it")
-      ->type_name("FILE");
+      ->type_name("[sqlite:]FILE");
   cmd->add_option("--max-events", args->max_events, "Keep at most N newest events in the store")
+      ->check(WholeNumber())
       ->type_name("N");
   cmd->add_option("--max-age", args->max_age, "Drop stored events older than this (90s, 15m, 12h, 7d, 2w)")
       ->type_name("DURATION");
   cmd->add_option("--sync", args->sync,
                   "full: fsync every commit (survives power loss); normal: survives process crashes")
       ->default_str("full");
-  cmd->add_option("-n,--max-count", args->max_count, "Exit after N events")->type_name("N");
-  cmd->add_option("-t,--timeout", args->timeout, "Exit after SECONDS")->type_name("SECONDS");
-  cmd->add_flag("-q,--quiet", args->quiet, "Print no events (store only)");
+  AddLimitOptions(*cmd, args->max_count, args->timeout);
+  cmd->add_flag("-q,--quiet", args->quiet, "Print no events (store only: needs --store)");
   return [args] { return RunWatch(*args); };
 }
 
