@@ -21,12 +21,18 @@ Result<std::chrono::seconds> ParseDuration(const std::string& text) {
   }
   std::string unit = text.substr(used);
   long long mult = 0;
-  if (unit.empty() || unit == "s") mult = 1;
-  else if (unit == "m") mult = 60;
-  else if (unit == "h") mult = 3600;
-  else if (unit == "d") mult = 86400;
-  else if (unit == "w") mult = 7 * 86400;
-  else return Status::Error("bad duration unit in '" + text + "' (use s, m, h, d or w)");
+  if (unit.empty() || unit == "s")
+    mult = 1;
+  else if (unit == "m")
+    mult = 60;
+  else if (unit == "h")
+    mult = 3600;
+  else if (unit == "d")
+    mult = 86400;
+  else if (unit == "w")
+    mult = 7 * 86400;
+  else
+    return Status::Error("bad duration unit in '" + text + "' (use s, m, h, d or w)");
   return std::chrono::seconds(n * mult);
 }
 
@@ -50,7 +56,8 @@ std::optional<std::string> UnknownCommand(const CLI::App& app, int argc, char** 
     const std::string arg = argv[i];
     if (arg.starts_with("-")) {
       // An option of fathom's own that takes a separate value skips it.
-      const CLI::Option* opt = arg.find('=') == std::string::npos ? app.get_option_no_throw(arg) : nullptr;
+      const CLI::Option* opt =
+          arg.find('=') == std::string::npos ? app.get_option_no_throw(arg) : nullptr;
       if (opt != nullptr && opt->get_items_expected_min() > 0) ++i;
       continue;
     }
@@ -97,13 +104,16 @@ CLI::Validator WholeNumber() {
 }
 
 void AddLimitOptions(CLI::App& cmd, uint64_t& max_count, double& timeout) {
-  cmd.add_option("-n,--max-count", max_count, "Exit after N events")->check(WholeNumber())->type_name("N");
+  cmd.add_option("-n,--max-count", max_count, "Exit after N events")
+      ->check(WholeNumber())
+      ->type_name("N");
   cmd.add_option("-t,--timeout", timeout, "Exit after SECONDS (fractions allowed)")
       ->check(CLI::Validator(
           [](const std::string& text) {
             char* end = nullptr;
             const double v = std::strtod(text.c_str(), &end);
-            if (text.empty() || *end != '\0' || !(v >= 0)) return "'" + text + "' is not a number of seconds >= 0";
+            if (text.empty() || *end != '\0' || !(v >= 0))
+              return "'" + text + "' is not a number of seconds >= 0";
             return std::string();
           },
           ""))
@@ -115,19 +125,26 @@ Result<std::string> StoreFile(const std::string& spec) {
   std::string file = spec.starts_with(kScheme) ? spec.substr(kScheme.size()) : spec;
   if (file.empty()) return Status::Error("--store needs a file: sqlite:FILE or FILE");
   if (file.find("://") != std::string::npos) {
-    return Status::Error("unsupported store '" + spec + "': stores are SQLite files (sqlite:FILE or FILE)");
+    return Status::Error("unsupported store '" + spec +
+                         "': stores are SQLite files (sqlite:FILE or FILE)");
   }
   return file;
 }
 
-void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus, const std::string& role) {
-  cmd.add_option("--key", keys.key_file, "This " + role + "'s CURVE key file (from `fathom keygen`)")
+void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus,
+                          const std::string& role) {
+  cmd.add_option("--key", keys.key_file,
+                 "This " + role + "'s CURVE key file (from `fathom keygen`)")
       ->type_name("FILE.key");
-  cmd.add_option("--server-key", keys.server_key, "The aggregator's public key: a .pub file or Z85 text")
+  cmd.add_option("--server-key", keys.server_key,
+                 "The aggregator's public key: a .pub file or Z85 text")
       ->type_name("FILE.pub");
-  cmd.add_flag("--insecure", keys.insecure, "Plain ZeroMQ without CURVE (the aggregator runs --insecure)");
-  cmd.add_option("--stream", bus.stream, "JetStream stream name (nats:// only)")->default_str("FATHOM");
-  cmd.add_option("--replicas", bus.replicas, "JetStream stream replicas when the stream is created (nats:// only)")
+  cmd.add_flag("--insecure", keys.insecure,
+               "Plain ZeroMQ without CURVE (the aggregator runs --insecure)");
+  cmd.add_option("--stream", bus.stream, "JetStream stream name (nats:// only)")
+      ->default_str("FATHOM");
+  cmd.add_option("--replicas", bus.replicas,
+                 "JetStream stream replicas when the stream is created (nats:// only)")
       ->default_str("1");
 }
 

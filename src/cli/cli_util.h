@@ -33,7 +33,8 @@ void AddLimitOptions(CLI::App& cmd, uint64_t& max_count, double& timeout);
 Result<std::string> StoreFile(const std::string& spec);
 // Adds --key, --server-key, --insecure (the ZeroMQ keys of a `role`: collector, consumer) and
 // --stream, --replicas (nats:// endpoints) to a client command.
-void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus, const std::string& role);
+void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus,
+                          const std::string& role);
 // The first word of the command line that should name a subcommand of `app` but does not (its
 // own options and their values skipped), if any.
 std::optional<std::string> UnknownCommand(const CLI::App& app, int argc, char** argv);

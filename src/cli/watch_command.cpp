@@ -46,12 +46,14 @@ Result<WatchOptions> MakeOptions(const WatchArgs& a) {
     }
     s.sync_full = a.sync == "full";
     // The store's own files must never be reported, or every commit would cause more events.
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) o.filter.ignore_paths.push_back(s.path + suffix);
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+      o.filter.ignore_paths.push_back(s.path + suffix);
     o.store = s;
   } else if (a.max_events > 0 || !a.max_age.empty()) {
     return Status::Error("--max-events and --max-age bound the store: give --store FILE too");
   } else if (a.quiet) {
-    return Status::Error("-q prints nothing, and without --store nothing would be kept: give --store FILE too");
+    return Status::Error(
+        "-q prints nothing, and without --store nothing would be kept: give --store FILE too");
   }
   return o;
 }
@@ -85,10 +87,12 @@ CommandRunner AddWatchCommand(CLI::App& app) {
   cmd->add_option("--max-events", args->max_events, "Keep at most N newest events in the store")
       ->check(WholeNumber())
       ->type_name("N");
-  cmd->add_option("--max-age", args->max_age, "Drop stored events older than this (90s, 15m, 12h, 7d, 2w)")
+  cmd->add_option("--max-age", args->max_age,
+                  "Drop stored events older than this (90s, 15m, 12h, 7d, 2w)")
       ->type_name("DURATION");
-  cmd->add_option("--sync", args->sync,
-                  "full: fsync every commit (survives power loss); normal: survives process crashes")
+  cmd->add_option(
+         "--sync", args->sync,
+         "full: fsync every commit (survives power loss); normal: survives process crashes")
       ->default_str("full");
   AddLimitOptions(*cmd, args->max_count, args->timeout);
   cmd->add_flag("-q,--quiet", args->quiet, "Print no events (store only: needs --store)");

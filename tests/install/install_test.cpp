@@ -17,8 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using RunResult = testing::RunResult;
-RunResult Run(std::vector<std::string> argv,
-              std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
+RunResult Exec(std::vector<std::string> argv,
+               std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
   return testing::Run(std::move(argv), timeout);
 }
 
@@ -33,8 +33,8 @@ class Installed : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     prefix_ = new testing::TempDir();
-    auto r = fathom::Run({"cmake", "--install", FATHOM_BUILD_DIR, "--prefix", prefix_->path()},
-                         std::chrono::seconds(120));
+    auto r = Exec({"cmake", "--install", FATHOM_BUILD_DIR, "--prefix", prefix_->path()},
+                  std::chrono::seconds(120));
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   }
   static void TearDownTestSuite() {
@@ -48,7 +48,7 @@ testing::TempDir* Installed::prefix_ = nullptr;
 
 TEST_F(Installed, ProgramsRunFromThePrefixAndSayTheirVersion) {
   for (const char* prog : {"bin/fathom", "bin/fathomd"}) {
-    auto r = fathom::Run({At(prog), "--version"});
+    auto r = Exec({At(prog), "--version"});
     EXPECT_EQ(r.exit_code, 0) << prog << r.err;
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^fathomd? \d+\.\d+\.\d+)")))
         << prog << ": " << r.out;
@@ -75,7 +75,7 @@ TEST_F(Installed, TheInstalledFathomWatchesADirectory) {
 TEST_F(Installed, EveryProgramAndSubcommandHasAManPage) {
   std::vector<std::string> pages{"fathom", "fathomd"};
   // Every subcommand `fathom --help` lists.
-  auto help = fathom::Run({At("bin/fathom"), "--help"});
+  auto help = Exec({At("bin/fathom"), "--help"});
   std::istringstream lines(help.out);
   bool in_subcommands = false;
   for (std::string l; std::getline(lines, l);) {
@@ -100,7 +100,7 @@ TEST_F(Installed, BashCompletionOffersSubcommandsAndOptions) {
   const std::string script = At("share/bash-completion/completions/fathom");
   ASSERT_TRUE(fs::exists(script));
   ASSERT_TRUE(fs::exists(At("share/bash-completion/completions/fathomd")));
-  auto r = fathom::Run(
+  auto r = Exec(
       {"bash", "-c",
        "source " + script + "; PATH=" + At("bin") +
            ":$PATH; "
