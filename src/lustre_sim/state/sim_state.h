@@ -45,7 +45,7 @@ using lustre::Fid;
 struct SimConfig {
   std::string fsname;                       // 1-8 characters [A-Za-z0-9_]
   int mdts = 1;                             // 1-16
-  std::string jobid_var = "procname_uid";   // an environment variable, "procname_uid" or "disable"
+  std::string jobid_var = "disable";        // an environment variable, "procname_uid" or "disable"; Lustre's default
   std::string nid = "0@lo";                 // the client NID put in records
 };
 
