@@ -57,7 +57,11 @@ Status SetupFastMode(const FastModeConfig& config) {
   RegistryEntry entry;
   entry.fsname = config.fsname;
   entry.mode = "fast";
-  entry.mount = "";
+  if (!config.mount.empty()) {
+    std::error_code ec;
+    entry.mount = std::filesystem::absolute(config.mount, ec).lexically_normal().string();
+    while (entry.mount.size() > 1 && entry.mount.back() == '/') entry.mount.pop_back();
+  }
   entry.state_dir = state_dir;
   entry.rate = config.rate;
   return WriteRegistryEntry(entry);

@@ -101,7 +101,8 @@ class SimState {
   virtual Result<Entry> Lookup(const Fid& parent, std::string_view name) = 0;
   virtual Result<Entry> Resolve(std::string_view path) = 0;
   virtual Result<Entry> Get(const Fid& fid) = 0;
-  // Every path of `fid` (one per hard link), sorted; empty when it no longer exists.
+  // Every path of `fid` (one per hard link), oldest link first as in Lustre's link EA (a
+  // rename makes the renamed link the newest); empty when it no longer exists.
   virtual std::vector<std::string> Paths(const Fid& fid) = 0;
 
   // Namespace mutations, each with its record. `mdt` places a directory explicitly.

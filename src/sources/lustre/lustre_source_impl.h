@@ -15,10 +15,13 @@
 // - Acknowledge(pos) clears the changelog for lustre.user only, up to min(pos, Position()),
 //   and never from a malformed record on (it stays in the changelog, logged as an error, and
 //   is found again after a restart),
-//   batched: when kClearEveryRecords records or kClearInterval have passed since the last
-//   clear, and once more when the source is destroyed. The clear itself runs on a thread of
-//   its own (changelog_clearer.h), so Acknowledge() never waits for the MDT; a failed clear
-//   is returned by the next Acknowledge(). Without lustre.user nothing is cleared.
+//   batched: when kClearEveryRecords records wait, else kClearInterval after the last clear
+//   (also when nothing more comes), and once more when the source is destroyed. The clear
+//   itself runs on a thread of its own (changelog_clearer.h), so Acknowledge() never waits
+//   for the MDT; a failed clear is returned by the next Acknowledge() or Drain(). Without
+//   lustre.user nothing is cleared. Start() refuses a lustre.user the MDT does not know
+//   (CheckUser) when a clear can tell without clearing what is not stored yet; otherwise the
+//   first clear does.
 // - Destruction stops both threads; a receiver blocked inside liblustreapi for longer than
 //   kStopGrace is left to finish on its own (it owns what it uses) and logged.
 //
@@ -97,6 +100,8 @@ class LustreSource final : public Source {
   // Before Start(): finds a malformed record left before the resume point (the changelog is
   // never cleared past one) and holds clearing below it again.
   Status FindHeldRecord();
+  // Before Start(): fails when lustre.user is not a registered changelog user of the MDT.
+  Status CheckUser();
 
   const SourceOptions options_;
   const LustreSettings settings_;
@@ -111,10 +116,7 @@ class LustreSource final : public Source {
   uint64_t next_record_ = 0;  // where Start() begins (0: the oldest record kept)
   std::atomic<uint64_t> position_{0};  // written by Drain(), read by Acknowledge()
   std::unique_ptr<ChangelogClearer> clearer_;  // with lustre.user, from Start() on
-  uint64_t requested_ = 0;      // the last position handed to clearer_
-  uint64_t pending_clear_ = 0;  // the last position acknowledged
   bool held_logged_ = false;
-  std::chrono::steady_clock::time_point last_clear_;
   std::atomic<uint64_t> events_{0};
 };
 

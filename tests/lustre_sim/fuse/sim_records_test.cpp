@@ -185,6 +185,37 @@ TEST_F(SimRecordsTest, ShellRedirectionAndDdLogCreatMtimeCloseInThatOrder) {
   EXPECT_EQ(records[5].tfid, records[3].tfid);
 }
 
+// Lustre's MDT names the parent (p=) only in a setattr that changes a regular file's mtime,
+// and names its oldest link's; fid2path lists the links oldest first (the link EA order).
+TEST_F(SimRecordsTest, OnlyMtimeSetattrsOfFilesCarryTheOldestLinksParent) {
+  ASSERT_EQ(Mount(1).exit_code, 0);
+  MakeDirs(mount() + "/w/z");
+  WriteFile(mount() + "/w/z/f1.txt", "x");
+  ASSERT_EQ(link((mount() + "/w/z/f1.txt").c_str(), (mount() + "/w/hl.txt").c_str()), 0);
+  const Fid file = PathFid("w/z/f1.txt");
+  const Fid z = PathFid("w/z");
+  const Fid w = PathFid("w");
+  RegisterEverywhere(1);
+  ASSERT_EQ(chmod((mount() + "/w/z/f1.txt").c_str(), 0600), 0);         // SATTR
+  ASSERT_EQ(utimes((mount() + "/w/hl.txt").c_str(), nullptr), 0);       // MTIME
+  ASSERT_EQ(truncate((mount() + "/w/hl.txt").c_str(), 0), 0);           // TRUNC
+  ASSERT_EQ(utimes((mount() + "/w").c_str(), nullptr), 0);              // MTIME of a directory
+  auto records = Changelog(0);
+  ASSERT_THAT(TypeNames(records), ::testing::ElementsAre("SATTR", "MTIME", "TRUNC", "MTIME"));
+  EXPECT_EQ(records[0].tfid, file);
+  EXPECT_TRUE(records[0].pfid.zero()) << lustre::FormatFid(records[0].pfid);
+  EXPECT_EQ(records[1].pfid, z);
+  EXPECT_EQ(records[2].pfid, z);
+  EXPECT_EQ(records[3].tfid, w);
+  EXPECT_TRUE(records[3].pfid.zero()) << lustre::FormatFid(records[3].pfid);
+  auto paths = Lfs({"fid2path", "testfs", lustre::FormatFid(file)});
+  ASSERT_EQ(paths.exit_code, 0) << paths.err;
+  EXPECT_EQ(paths.out, "w/z/f1.txt\nw/hl.txt\n");
+  // A renamed link becomes the newest.
+  Rename(mount() + "/w/z/f1.txt", mount() + "/w/z/f2.txt");
+  EXPECT_EQ(Lfs({"fid2path", "testfs", lustre::FormatFid(file)}).out, "w/hl.txt\nw/z/f2.txt\n");
+}
+
 // A stock Lustre client has jobid_var=disable: its records carry no j= at all.
 TEST_F(SimRecordsTest, DefaultJobidVarIsDisableSoRecordsCarryNoJobid) {
   ASSERT_EQ(Mount(1).exit_code, 0);
