@@ -120,8 +120,8 @@ Status LustreSource::Start() {
         "lustre: no changelog user given (lustre.user): {} records are read but never cleared",
         settings_.device);
   }
-  if (!settings_.user.empty()) FATHOM_RETURN_IF_ERROR(CheckUser());
   if (!settings_.user.empty() && next_record_ > 1) FATHOM_RETURN_IF_ERROR(FindHeldRecord());
+  if (!settings_.user.empty()) FATHOM_RETURN_IF_ERROR(CheckUser());
   auto resolver = std::make_unique<RecordResolver>(
       MakeResolverConfig(), [lib = lib_, fsname = settings_.fsname](const lustre::Fid& fid) {
         return lib->Fid2Path(fsname, fid);
@@ -224,8 +224,11 @@ Status LustreSource::CheckUser() {
   // Lustre has no client call that lists changelog users, but a clear tells an unknown user
   // (ENOENT) from a known one (done, or EINVAL for a position it already cleared past). The
   // probe clears only what is cleared anyway: up to the resume point (stored), else up to the
-  // record before the oldest one the MDT keeps (every user has cleared that far).
+  // record before the oldest one the MDT keeps (every user has cleared that far), and never
+  // from a held malformed record on.
   uint64_t probe = next_record_ > 0 ? next_record_ - 1 : 0;
+  const uint64_t malformed = queue_->counters.first_malformed.load();
+  if (malformed != 0) probe = std::min(probe, malformed - 1);
   if (probe == 0) {
     FATHOM_ASSIGN_OR_RETURN(ChangelogReader reader,
                             ChangelogReader::Open(*lib_, settings_.device, 0, false));
