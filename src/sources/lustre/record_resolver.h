@@ -15,7 +15,9 @@
 // file with several hard links at its oldest surviving link, the first that fid2path lists
 // (Lustre's link EA order; the one Lustre names the parent of in p=). To keep that so, the
 // cache learns a file's name from its creation only, never from an HLINK, and forgets it
-// when the file is renamed (the renamed link becomes the newest) or loses a link. When an UNLNK/RMDIR's parent resolves nowhere the
+// when the file loses a link, or is renamed after a hard link to it was seen (the renamed
+// link becomes the newest). A file cached from fid2path whose links were all made before
+// the reader started is followed through its renames like any file. When an UNLNK/RMDIR's parent resolves nowhere the
 // event is DELETE|PARENT_REMOVED, reported at the first root with the name in its attrs.
 // An object record whose object is gone before it could be placed (fid2path fails: a
 // collector restarted with a cold cache, a file deleted since) is reported at the path
