@@ -2,6 +2,9 @@
 // liblustreapi (dlopen), resolved to standard events.
 //
 // Contract (see fathom/source.h for the interface):
+// - Create() refuses a lustre.mount that is not the root of the client mount of the device's
+//   file system (llapi_search_fsname names another file system or none, or llapi_path2fid
+//   does not give the root FID): every path would be stored wrong.
 // - Resume(pos) before Start(): reading starts at record pos+1 (without it, at the oldest
 //   record the MDT keeps). Start() opens the changelog (llapi_changelog_start with FOLLOW,
 //   JOBID and EXTRA_FLAGS, and every extra flag; errors such as an unknown MDT come from
