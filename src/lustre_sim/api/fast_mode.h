@@ -29,7 +29,7 @@ struct FastModeConfig {
   uint64_t rate = 0;       // records per second per MDT (at most kMaxFastRate); 0: unlimited
   uint64_t epoch_ns = 0;   // a new log's time base (CLOCK_REALTIME ns; paced record i is due
                            // at epoch_ns + i/rate); 0: now
-  std::string mount;       // a path that stands for the client mount ("": none; need not exist):
+  std::string mount{};     // a path that stands for the client mount ("": none; need not exist):
                            // llapi_search_fsname names the file system for paths under it and
                            // llapi_path2fid gives it the root FID, as for a real client mount
 };
