@@ -59,7 +59,8 @@ Status SetupFastMode(const FastModeConfig& config) {
   entry.mode = "fast";
   if (!config.mount.empty()) {
     std::error_code ec;
-    entry.mount = std::filesystem::absolute(config.mount, ec).lexically_normal().string();
+    // As readers name it: symlinks in the part that exists resolved (fathom canonicalizes --mount).
+    entry.mount = std::filesystem::weakly_canonical(std::filesystem::absolute(config.mount, ec), ec).string();
     while (entry.mount.size() > 1 && entry.mount.back() == '/') entry.mount.pop_back();
   }
   entry.state_dir = state_dir;
