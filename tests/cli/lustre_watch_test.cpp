@@ -5,6 +5,8 @@
 // past what the store holds.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -257,6 +259,29 @@ TEST(LustreWatchCommand, RenamedDirectoriesHardLinksAndDeepDeletesHaveTheirPaths
       m + " CLOSE_WRITE /z/b/f",     m + " CREATE /z/g",           m + " DELETE /z/g",
       m + " DELETE /z/b/f",          m + " DELETE,ISDIR /z/b",     m + " DELETE,ISDIR /z"};
   EXPECT_EQ(watch.ReadAllLines(3s), expected) << watch.stderr_text();
+  watch.Signal(SIGTERM);
+  EXPECT_EQ(watch.Wait(), 0) << watch.stderr_text();
+}
+
+// A chmod (SATTR, no p=) and a touch (MTIME, p= the parent) of a file with two links are
+// reported at its oldest link, the one fid2path lists first, not at the link made last.
+TEST(LustreWatchCommand, AttributeChangesOfAHardLinkedFileAreAtItsOldestLink) {
+  MountedFs fs;
+  ASSERT_TRUE(fs.mounted());
+  const std::string user = RegisterUser(fs.state_dir());
+  Subprocess watch(WatchArgs(fs, user, fs.dir() / "events.db", "inotify"));
+  ASSERT_TRUE(watch.WaitForStderr("watches established", 20s)) << watch.stderr_text();
+  const std::string m = fs.mount();
+  MakeDirs(m + "/w/z");
+  WriteFile(m + "/w/z/f1.txt", "x");
+  ASSERT_EQ(link((m + "/w/z/f1.txt").c_str(), (m + "/w/hl.txt").c_str()), 0);
+  ASSERT_EQ(chmod((m + "/w/z/f1.txt").c_str(), 0600), 0);
+  ASSERT_EQ(utimes((m + "/w/hl.txt").c_str(), nullptr), 0);
+  const std::vector<std::string> expected = {
+      m + " CREATE,ISDIR /w",        m + " CREATE,ISDIR /w/z",  m + " CREATE /w/z/f1.txt",
+      m + " MODIFY /w/z/f1.txt",     m + " CLOSE_WRITE /w/z/f1.txt", m + " CREATE /w/hl.txt",
+      m + " ATTRIB /w/z/f1.txt",     m + " MODIFY /w/z/f1.txt"};
+  EXPECT_EQ(watch.ReadLines(expected.size()), expected) << watch.stderr_text();
   watch.Signal(SIGTERM);
   EXPECT_EQ(watch.Wait(), 0) << watch.stderr_text();
 }
