@@ -148,10 +148,11 @@ class Run:
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             self.fast_up = False
 
-    def setup_fast(self, records, rate):
+    def setup_fast(self, records, rate, mount):
         sim = os.path.join(self.build, "fathom-lustre-sim")
         subprocess.run([sim, "fast", "--fsname", FSNAME, "--mdts", str(MDTS), "--state",
-                        os.path.join(self.tmp, "state"), "--records", str(records), "--rate", str(rate)],
+                        os.path.join(self.tmp, "state"), "--records", str(records), "--rate", str(rate),
+                        "--mount", mount],
                        env=self.env, check=True)
         self.fast_up = True
         users = []
@@ -227,7 +228,7 @@ def run_once(a, pipeline, scenario, consumers):
                           [os.path.join(a.build, "pubsub_pipeline"), "subscriber", "--from", pub, "--idle",
                            str(a.idle), "--warmup", str(warmup), "--timeout", str(a.timeout)], stdout=subprocess.PIPE)
             time.sleep(1.0)  # PUB/SUB: subscriptions must reach the publisher before the first event
-        users = run.setup_fast(records, rate)
+        users = run.setup_fast(records, rate, mount)
         if scenario == "latency":
             # Times a fixed unit of work all along: windows where the machine ran far slower
             # than it can (a VM's host taking the CPUs away) show up as latency no program fixes.

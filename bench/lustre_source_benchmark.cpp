@@ -76,6 +76,7 @@ class FastFileSystem {
     lustre_sim::FastModeConfig config;
     config.fsname = "benchfs";
     config.state_dir = dir_ + "/state";
+    config.mount = "/mnt/benchfs";  // stands for the client mount the source is given
     ok_ = lustre_sim::SetupFastMode(config).ok();
   }
   std::string dir_;

@@ -51,6 +51,11 @@ Result<WatchOptions> MakeOptions(const WatchArgs& a) {
     o.store = s;
   } else if (a.max_events > 0 || !a.max_age.empty()) {
     return Status::Error("--max-events and --max-age bound the store: give --store FILE too");
+  } else if (!a.source.changelog_user.empty()) {
+    // Records are cleared once their events are durable; printed events never are.
+    return Status::Error("--changelog-user " + a.source.changelog_user +
+                         " clears the changelog up to what is stored: give --store FILE too "
+                         "(without a store nothing is ever cleared)");
   } else if (a.quiet) {
     return Status::Error(
         "-q prints nothing, and without --store nothing would be kept: give --store FILE too");

@@ -169,6 +169,10 @@ typedef int (*llapi_changelog_get_fd_fn)(void* priv);
 typedef int (*llapi_fid2path_fn)(const char* device, const char* fidstr, char* path,
                                  int pathlen, long long* recno, int* linkno);
 typedef int (*llapi_path2fid_fn)(const char* path, struct lu_fid* fid);
+/* The name of the Lustre file system `pathname` is on, into `fsname` (at least
+ * LUSTRE_MAXFSNAME + 1 bytes); -ENODEV when it is on none. */
+typedef int (*llapi_search_fsname_fn)(const char* pathname, char* fsname);
+#define LUSTRE_MAXFSNAME 8
 
 #ifdef __cplusplus
 }

@@ -5,10 +5,13 @@
 // past what the store holds.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -258,6 +261,151 @@ TEST(LustreWatchCommand, RenamedDirectoriesHardLinksAndDeepDeletesHaveTheirPaths
   EXPECT_EQ(watch.ReadAllLines(3s), expected) << watch.stderr_text();
   watch.Signal(SIGTERM);
   EXPECT_EQ(watch.Wait(), 0) << watch.stderr_text();
+}
+
+// A chmod (SATTR, no p=) and a touch (MTIME, p= the parent) of a file with two links are
+// reported at its oldest link, the one fid2path lists first, not at the link made last.
+TEST(LustreWatchCommand, AttributeChangesOfAHardLinkedFileAreAtItsOldestLink) {
+  MountedFs fs;
+  ASSERT_TRUE(fs.mounted());
+  const std::string user = RegisterUser(fs.state_dir());
+  Subprocess watch(WatchArgs(fs, user, fs.dir() / "events.db", "inotify"));
+  ASSERT_TRUE(watch.WaitForStderr("watches established", 20s)) << watch.stderr_text();
+  const std::string m = fs.mount();
+  MakeDirs(m + "/w/z");
+  WriteFile(m + "/w/z/f1.txt", "x");
+  ASSERT_EQ(link((m + "/w/z/f1.txt").c_str(), (m + "/w/hl.txt").c_str()), 0);
+  ASSERT_EQ(chmod((m + "/w/z/f1.txt").c_str(), 0600), 0);
+  ASSERT_EQ(utimes((m + "/w/hl.txt").c_str(), nullptr), 0);
+  const std::vector<std::string> expected = {
+      m + " CREATE,ISDIR /w",        m + " CREATE,ISDIR /w/z",  m + " CREATE /w/z/f1.txt",
+      m + " MODIFY /w/z/f1.txt",     m + " CLOSE_WRITE /w/z/f1.txt", m + " CREATE /w/hl.txt",
+      m + " ATTRIB /w/z/f1.txt",     m + " MODIFY /w/z/f1.txt"};
+  EXPECT_EQ(watch.ReadLines(expected.size()), expected) << watch.stderr_text();
+  watch.Signal(SIGTERM);
+  EXPECT_EQ(watch.Wait(), 0) << watch.stderr_text();
+}
+
+// Waits until `done()` holds, for at most `timeout`.
+bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout = 30s) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(50ms);
+  }
+  return true;
+}
+
+uint64_t LastIndex(const MountedFs& fs) {
+  auto state = lustre_sim::SimState::Open(fs.state_dir());
+  EXPECT_TRUE(state.ok()) << state.status().message();
+  if (!state.ok()) return 0;
+  auto last = (*state)->LastIndex(0);
+  return last.ok() ? *last : 0;
+}
+
+// Once everything read is stored and nothing more comes, the changelog is cleared up to the
+// last record within the clear interval (1 s), not left until more records arrive.
+TEST(LustreWatchCommand, IdleWatchClearsUpToTheLastStoredRecordWithinTheInterval) {
+  MountedFs fs;
+  ASSERT_TRUE(fs.mounted());
+  const std::string user = RegisterUser(fs.state_dir());
+  const std::string db = fs.dir() / "events.db";
+  Subprocess watch(WatchArgs(fs, user, db, "quiet"));
+  ASSERT_TRUE(watch.WaitForStderr("watches established", 20s)) << watch.stderr_text();
+  // Two bursts, the second right after the first was stored: at most one clear can have
+  // happened in between, so the second burst waits for the interval.
+  for (const char* name : {"/first", "/second"}) {
+    WriteFile(fs.mount() + name, "x");
+    const uint64_t last = LastIndex(fs);
+    ASSERT_TRUE(WaitFor([&] { return access(db.c_str(), F_OK) == 0 && ReadStore(db).position == last; }))
+        << watch.stderr_text();
+  }
+  const uint64_t last = LastIndex(fs);
+  EXPECT_TRUE(WaitFor([&] { return ClearedBy(fs.state_dir(), user) == last; }, 10s))
+      << "cleared up to " << ClearedBy(fs.state_dir(), user) << " of " << last;
+  watch.Signal(SIGTERM);
+  EXPECT_EQ(watch.Wait(), 0) << watch.stderr_text();
+}
+
+// A clean stop (SIGINT, SIGTERM) clears up to the last stored record, the last batch too.
+TEST(LustreWatchCommand, CleanStopClearsTheLastBatch) {
+  MountedFs fs;
+  ASSERT_TRUE(fs.mounted());
+  const std::string user = RegisterUser(fs.state_dir());
+  for (int sig : {SIGINT, SIGTERM}) {
+    const std::string db = fs.dir() / ("events" + std::to_string(sig) + ".db");
+    Subprocess watch(WatchArgs(fs, user, db, "quiet"));
+    ASSERT_TRUE(watch.WaitForStderr("watches established", 20s)) << watch.stderr_text();
+    WriteFile(fs.mount() + "/f" + std::to_string(sig), "x");
+    const uint64_t last = LastIndex(fs);
+    ASSERT_TRUE(WaitFor([&] { return access(db.c_str(), F_OK) == 0 && ReadStore(db).position == last; }))
+        << watch.stderr_text();
+    watch.Signal(sig);
+    EXPECT_EQ(watch.Wait(), 0) << watch.stderr_text();
+    EXPECT_EQ(ClearedBy(fs.state_dir(), user), last) << "signal " << sig;
+  }
+}
+
+// --mount must be the root of the client mount of the device's file system: a directory
+// inside it, or one on no Lustre file system, would make every stored path wrong.
+TEST(LustreWatchCommand, MountThatIsNotTheFileSystemsRootIsRefused) {
+  MountedFs fs;
+  ASSERT_TRUE(fs.mounted());
+  const std::string user = RegisterUser(fs.state_dir());
+  MakeDirs(fs.mount() + "/sub");
+  const std::string plain = fs.dir() / "backing";
+  for (const std::string& mount : {fs.mount() + "/sub", plain}) {
+    RunResult r = testing::Run({FathomBinary(), "watch", "--source", std::string("lustre:") + kDevice, "--mount", mount,
+                       "--lustre-library", LibraryPath(), "-t", "5"});
+    EXPECT_EQ(r.exit_code, 1) << mount << ": " << r.err;
+    EXPECT_NE(r.err.find("--mount " + mount + " is not the Lustre client mount of simfs"), std::string::npos)
+        << r.err;
+  }
+  RunResult inside = testing::Run({FathomBinary(), "watch", "--source", std::string("lustre:") + kDevice, "--mount",
+                          fs.mount() + "/sub", "--lustre-library", LibraryPath(), "-t", "5"});
+  EXPECT_NE(inside.err.find("a directory inside simfs"), std::string::npos) << inside.err;
+  RunResult elsewhere = testing::Run({FathomBinary(), "watch", "--source", std::string("lustre:") + kDevice, "--mount",
+                             plain, "--lustre-library", LibraryPath(), "-t", "5"});
+  EXPECT_NE(elsewhere.err.find("on no Lustre file system"), std::string::npos) << elsewhere.err;
+}
+
+// An unregistered --changelog-user is refused at start when the changelog can tell (a resumed
+// store, or records already cleared), and otherwise stops the watch at its first clear: never
+// a run that exits 0 having cleared nothing.
+TEST(LustreWatchCommand, UnregisteredChangelogUserIsRefused) {
+  MountedFs fs;
+  ASSERT_TRUE(fs.mounted());
+  const std::string user = RegisterUser(fs.state_dir());
+  const std::string db = fs.dir() / "events.db";
+  const std::string hint = "changelog user cl9 is not registered on simfs-MDT0000: register one on the MDS "
+                           "with `lctl --device simfs-MDT0000 changelog_register`";
+  {
+    // A fresh changelog: the first clear finds out.
+    Subprocess watch(WatchArgs(fs, "cl9", db, "quiet"));
+    ASSERT_TRUE(watch.WaitForStderr("watches established", 20s)) << watch.stderr_text();
+    WriteFile(fs.mount() + "/f", "x");
+    ASSERT_TRUE(watch.WaitForStderr(hint, 20s)) << watch.stderr_text();
+    EXPECT_EQ(watch.Wait(), 1) << watch.stderr_text();
+  }
+  ASSERT_GT(ReadStore(db).position, 0u);
+  // Resuming that store: refused at start, before reading anything.
+  Subprocess resumed(WatchArgs(fs, "cl9", db, "quiet"));
+  ASSERT_TRUE(resumed.WaitForStderr(hint, 20s)) << resumed.stderr_text();
+  EXPECT_EQ(resumed.Wait(), 1);
+  EXPECT_EQ(resumed.stderr_text().find("watches established"), std::string::npos) << resumed.stderr_text();
+  EXPECT_EQ(ClearedBy(fs.state_dir(), user), 0u);
+}
+
+TEST(LustreWatchCommand, ChangelogUserWithoutStoreIsBadUsage) {
+  MountedFs fs;
+  ASSERT_TRUE(fs.mounted());
+  RunResult r = testing::Run({FathomBinary(), "watch", "--source", std::string("lustre:") + kDevice, "--mount", fs.mount(),
+                     "--changelog-user", "cl1", "--lustre-library", LibraryPath(), "-t", "3"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--changelog-user cl1 clears the changelog up to what is stored: give --store FILE too"),
+            std::string::npos)
+      << r.err;
 }
 
 // A record fathom cannot decode is reported as an error naming it, the records around it are

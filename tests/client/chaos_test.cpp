@@ -195,9 +195,10 @@ TEST(Chaos, MillionEventsFromFourMdtsSurviveTwentyFourKillsOfRandomRoles) {
   fast.state_dir = state_dir;
   fast.records = kRecords;
   fast.rate = kRecordsPerSecond;
-  ASSERT_TRUE(lustre_sim::SetupFastMode(fast).ok());
-  const std::string mount = rundir.dir() / "mnt";  // fast mode mounts nothing: any directory
+  const std::string mount = rundir.dir() / "mnt";  // fast mode mounts nothing: it stands for a mount
   ASSERT_EQ(mkdir(mount.c_str(), 0755), 0);
+  fast.mount = mount;
+  ASSERT_TRUE(lustre_sim::SetupFastMode(fast).ok());
   std::vector<std::string> users;
   for (int m = 0; m < kMdts; ++m) users.push_back(RegisterUser(state_dir, m));
 

@@ -57,7 +57,12 @@ Status SetupFastMode(const FastModeConfig& config) {
   RegistryEntry entry;
   entry.fsname = config.fsname;
   entry.mode = "fast";
-  entry.mount = "";
+  if (!config.mount.empty()) {
+    std::error_code ec;
+    // As readers name it: symlinks in the part that exists resolved (fathom canonicalizes --mount).
+    entry.mount = std::filesystem::weakly_canonical(std::filesystem::absolute(config.mount, ec), ec).string();
+    while (entry.mount.size() > 1 && entry.mount.back() == '/') entry.mount.pop_back();
+  }
   entry.state_dir = state_dir;
   entry.rate = config.rate;
   return WriteRegistryEntry(entry);

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -62,6 +63,23 @@ int Fid2Path(const char* device, const char* fidstr, char* path, int pathlen, lo
     if (index + 1 < paths.size()) *linkno = static_cast<int>(index + 1);
   }
   return CopyOut(paths[index].substr(1), path, pathlen);
+}
+
+int SearchFsname(const char* path, char* fsname) {
+  if (path == nullptr || fsname == nullptr || *path == '\0') return -EINVAL;
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(path, ec);
+  if (ec) return -EINVAL;
+  Result<FileSystemHandle> found = LookupFileSystem(abs.lexically_normal().string());
+  if (!found.ok()) {
+    struct stat st {};
+    return ::stat(path, &st) != 0 ? -errno : -ENODEV;
+  }
+  const std::string& name = found->entry.fsname;
+  const size_t n = std::min(name.size(), static_cast<size_t>(LUSTRE_MAXFSNAME));
+  std::memcpy(fsname, name.data(), n);
+  fsname[n] = '\0';
+  return 0;
 }
 
 int Path2Fid(const char* path, lu_fid* fid) {

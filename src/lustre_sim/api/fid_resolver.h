@@ -8,7 +8,8 @@
 // namespace is the generated one as of the furthest record a reader in this process has
 // received (or, with no reader, the furthest any user cleared). Path2Fid resolves a path
 // under a mount point through the registry and the state (the last component is not
-// followed, like O_NOFOLLOW). Thread-safe.
+// followed, like O_NOFOLLOW). SearchFsname finds the file system a path is on the same way.
+// Thread-safe.
 #pragma once
 
 #include "lustre/lustre_abi.h"
@@ -17,5 +18,9 @@ namespace fathom::lustre_sim {
 
 int Fid2Path(const char* device, const char* fidstr, char* path, int pathlen, long long* recno, int* linkno);
 int Path2Fid(const char* path, lu_fid* fid);
+// llapi_search_fsname: the fsname of the emulated file system whose mount point `path` is
+// at or under, into `fsname` (LUSTRE_MAXFSNAME + 1 bytes); -ENOENT for a missing path,
+// -ENODEV for one on no emulated Lustre mount.
+int SearchFsname(const char* path, char* fsname);
 
 }  // namespace fathom::lustre_sim

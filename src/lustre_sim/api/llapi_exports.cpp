@@ -118,4 +118,8 @@ __attribute__((visibility("default"))) int llapi_path2fid(const char* path, stru
   return fathom::lustre_sim::Path2Fid(path, fid);
 }
 
+__attribute__((visibility("default"))) int llapi_search_fsname(const char* pathname, char* fsname) {
+  return fathom::lustre_sim::SearchFsname(pathname, fsname);
+}
+
 }  // extern "C"

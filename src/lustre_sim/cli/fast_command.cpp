@@ -20,6 +20,9 @@ CommandRunner AddFastCommand(CLI::App& app) {
   sub->add_option("--mdts", config->mdts, "Number of MDTs (1-16)")->check(CLI::Range(1, 16))->default_val(1);
   sub->add_option("--state", config->state_dir, "State directory (created if missing)")->required();
   sub->add_option("--records", config->records, "Records per MDT (0: unlimited)")->default_val(0);
+  sub->add_option("--mount", config->mount,
+                  "A path that stands for the client mount point (nothing is mounted there): "
+                  "llapi_search_fsname and llapi_path2fid answer for it as for a mount");
   sub->add_option("--rate", config->rate,
                   "Records per second per MDT (0: unlimited). Record i of an MDT becomes readable "
                   "i/RATE seconds after setup and is stamped with that time")

@@ -21,7 +21,7 @@ struct MountArgs {
   int mdts = 1;
   std::string state_dir;
   std::string backing;
-  std::string jobid_var = "procname_uid";
+  std::string jobid_var = "disable";
   std::string nid = "0@lo";
   std::string mountpoint;
   std::string log;
@@ -125,7 +125,7 @@ CommandRunner AddMountCommand(CLI::App& app) {
   sub->add_option("--jobid-var", args->jobid_var,
                   "jobid_var for a new state: an environment variable, procname_uid or disable "
                   "(later: lctl set_param jobid_var=VAR)")
-      ->default_val("procname_uid");
+      ->default_val("disable");
   sub->add_option("--nid", args->nid, "Client NID put in records")->default_val("0@lo");
   sub->add_option("--log", args->log, "Append the daemon's messages to this file (default: discard)");
   sub->add_flag("-f,--foreground", args->foreground, "Stay in the foreground until unmounted");

@@ -8,9 +8,10 @@
 //   open              OPEN (SimState keeps it only when the MDT's mask asks for it)
 //   setattr           one record of the lowest masked-in type among TRUNC, SATTR, MTIME,
 //                     CTIME, ATIME, flags = la_valid & 0xfff (as mdd_attr_set_changelog)
-//   write             marks the open file; its release logs MTIME (la_valid 0x7) once
+//   write             marks the open file; its close logs MTIME (la_valid 0x7) once
 //   release           CLOSE for a file opened for writing, or for any file when OPEN is
-//                     in the mask (as mdd_close)
+//                     in the mask (as mdd_close); a flush after a write logs it already
+//                     (see LogClose)
 //   setxattr/remove   XATTR with the attribute name
 // Namespace mutations are serialized by one mutex so that the backing directory and
 // SimState change together. Request handlers run on libfuse's worker threads.
@@ -99,9 +100,13 @@ class SimFs {
     std::atomic<bool> written{false};
     std::atomic<bool> close_logged{false};
   };
-  // Logs the file's close (MTIME when written, then CLOSE) once: at the first flush, which
-  // close(2) waits for, so the records keep the order of the caller's operations (a rename
-  // right after close comes after them); at release if no flush came.
+  // Logs the file's close (MTIME when written, then CLOSE) once. Lustre sends the close at
+  // the last release of the open file; FUSE sends RELEASE then too, but asynchronously
+  // (close(2) does not wait for it), while every close(2) waits for its FLUSH. So the close
+  // is logged at the release, or earlier at a flush that comes after the file was written:
+  // a written file's records then come before whatever its writer does next (a rename right
+  // after close). A flush before any write (a shell redirection or dd closing the duplicate
+  // it opened, before writing through the other) logs nothing.
   void LogClose(OpenFile& file);
 
   Caller CallerOf(fuse_req_t req);

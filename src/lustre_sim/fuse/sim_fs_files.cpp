@@ -194,7 +194,7 @@ void SimFs::Flush(fuse_req_t req, fuse_file_info* fi) {
   int dup_fd = dup(file->fd.get());
   int rc = dup_fd < 0 ? -1 : close(dup_fd);
   const int err = rc == 0 ? 0 : errno;
-  LogClose(*file);
+  if (file->written.load(std::memory_order_relaxed)) LogClose(*file);
   fuse_reply_err(req, err);
 }
 

@@ -22,7 +22,8 @@ namespace fathom::lustre_sim {
 struct RegistryEntry {
   std::string fsname;
   std::string mode = "fuse";   // "fuse" | "fast"
-  std::string mount;           // absolute mount point ("" in fast mode)
+  std::string mount;           // absolute mount point (fast mode: the directory standing for
+                               // one, or "")
   std::string state_dir;       // absolute
   uint64_t rate = 0;           // fast mode: records per second per MDT (0: unlimited)
 };

@@ -45,7 +45,7 @@ using lustre::Fid;
 struct SimConfig {
   std::string fsname;                       // 1-8 characters [A-Za-z0-9_]
   int mdts = 1;                             // 1-16
-  std::string jobid_var = "procname_uid";   // an environment variable, "procname_uid" or "disable"
+  std::string jobid_var = "disable";        // an environment variable, "procname_uid" or "disable"; Lustre's default
   std::string nid = "0@lo";                 // the client NID put in records
 };
 
@@ -101,7 +101,8 @@ class SimState {
   virtual Result<Entry> Lookup(const Fid& parent, std::string_view name) = 0;
   virtual Result<Entry> Resolve(std::string_view path) = 0;
   virtual Result<Entry> Get(const Fid& fid) = 0;
-  // Every path of `fid` (one per hard link), sorted; empty when it no longer exists.
+  // Every path of `fid` (one per hard link), oldest link first as in Lustre's link EA (a
+  // rename makes the renamed link the newest); empty when it no longer exists.
   virtual std::vector<std::string> Paths(const Fid& fid) = 0;
 
   // Namespace mutations, each with its record. `mdt` places a directory explicitly.

@@ -75,6 +75,8 @@ class SimStateImpl final : public SimState {
   SimStateImpl(std::string dir, SimDb db) : dir_(std::move(dir)), db_(std::move(db)) {}
   Status Prepare();
   Status InitSchema(const SimConfig* create);
+  // Adds links.made (the order of an object's links) to a state made without it.
+  Status AddLinkOrder();
   // Reloads the cached counters if another connection committed since they were read.
   Status Refresh();
   Status LoadCaches();
@@ -91,6 +93,7 @@ class SimStateImpl final : public SimState {
   Status SetNlink(const Fid& fid, uint32_t nlink);
   Status AdjustNlink(const Fid& fid, int delta);
   Result<Fid> AllocateFid(int mdt);
+  // The links of `fid`, oldest first (Lustre's link EA order: a rename moves a link last).
   std::vector<std::pair<Fid, std::string>> LinksOf(const Fid& fid);
   Result<std::optional<Fid>> FirstParent(const Fid& fid);
   Result<bool> IsAncestor(const Fid& ancestor, Fid dir);

@@ -11,6 +11,8 @@ namespace {
 constexpr uint32_t kOidsPerSeq = 0x20000;
 constexpr uint32_t kOidReservation = 1024;
 constexpr int kMaxDepth = 4096;
+// la_valid's LA_MTIME (lustre_idl.h), as SATTR/MTIME/... records carry it in their flags.
+constexpr uint16_t kLaValidMtime = 1 << 1;
 
 Status ValidateName(std::string_view name) {
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string_view::npos ||
@@ -122,11 +124,7 @@ std::vector<std::pair<Fid, std::string>> SimStateImpl::LinksOf(const Fid& fid) {
 Result<std::optional<Fid>> SimStateImpl::FirstParent(const Fid& fid) {
   auto links = LinksOf(fid);
   if (links.empty()) return std::optional<Fid>();
-  std::pair<Fid, std::string>* first = &links[0];
-  for (auto& link : links) {
-    if (link < *first) first = &link;
-  }
-  return std::optional<Fid>(first->first);
+  return std::optional<Fid>(links.front().first);
 }
 
 Result<bool> SimStateImpl::IsAncestor(const Fid& ancestor, Fid dir) {
@@ -201,7 +199,6 @@ std::vector<std::string> SimStateImpl::Paths(const Fid& fid) {
     }
     if (complete) paths.push_back(std::move(path));
   }
-  std::sort(paths.begin(), paths.end());
   return paths;
 }
 
@@ -415,8 +412,11 @@ Status SimStateImpl::Record(const Caller& caller, uint32_t type, const Fid& targ
     if ((type == CL_OPEN || type == CL_CLOSE) && record.flags == 0) {
       record.flags = static_cast<uint16_t>(details.open_flags & CLF_FLAGMASK);
     }
-    // Attribute changes carry the parent the client names (Lustre's ma_pfid); the others none.
-    if (type == CL_TRUNC || type == CL_SETATTR || type == CL_MTIME || type == CL_CTIME || type == CL_ATIME) {
+    // The MDT names a regular file's parent (its oldest link's, from the link EA) in a setattr
+    // that changes the mtime (mdt_reint_setattr's ma_pfid); no other record carries one.
+    const bool setattr = type == CL_TRUNC || type == CL_SETATTR || type == CL_MTIME ||
+                         type == CL_CTIME || type == CL_ATIME;
+    if (setattr && (details.flags & kLaValidMtime) != 0 && object->type == ObjectType::kFile) {
       FATHOM_ASSIGN_OR_RETURN(std::optional<Fid> parent, FirstParent(target));
       if (parent) record.pfid = *parent;
     }

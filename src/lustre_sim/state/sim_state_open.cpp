@@ -20,6 +20,7 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHO
 CREATE TABLE IF NOT EXISTS objects(fid BLOB PRIMARY KEY, type INTEGER NOT NULL, mdt INTEGER NOT NULL,
                                    nlink INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS links(parent BLOB NOT NULL, name TEXT NOT NULL, child BLOB NOT NULL,
+                                 made INTEGER NOT NULL DEFAULT 0,
                                  PRIMARY KEY(parent, name)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS links_by_child ON links(child);
 CREATE TABLE IF NOT EXISTS mdts(mdt INTEGER PRIMARY KEY, seq INTEGER NOT NULL, oid INTEGER NOT NULL,
@@ -96,10 +97,21 @@ Result<std::unique_ptr<SimState>> SimStateImpl::OpenDir(const std::string& dir, 
   return std::unique_ptr<SimState>(std::move(state));
 }
 
+Status SimStateImpl::AddLinkOrder() {
+  // States made before links were ordered: their links count as equally old.
+  FATHOM_ASSIGN_OR_RETURN(SimStmt has,
+                          db_.Prepare("SELECT 1 FROM pragma_table_info('links') WHERE name = 'made'"));
+  FATHOM_ASSIGN_OR_RETURN(bool present, db_.Step(has));
+  has.Reset();
+  if (present) return Status::Ok();
+  return db_.Exec("ALTER TABLE links ADD COLUMN made INTEGER NOT NULL DEFAULT 0");
+}
+
 Status SimStateImpl::InitSchema(const SimConfig* create) {
   FATHOM_RETURN_IF_ERROR(db_.Exec("BEGIN IMMEDIATE"));
   Status status = [&]() -> Status {
     FATHOM_RETURN_IF_ERROR(db_.Exec(kSchema));
+    FATHOM_RETURN_IF_ERROR(AddLinkOrder());
     FATHOM_ASSIGN_OR_RETURN(SimStmt get, db_.Prepare("SELECT value FROM meta WHERE key = 'fsname'"));
     FATHOM_ASSIGN_OR_RETURN(bool exists, db_.Step(get));
     std::string fsname = exists ? get.Text(0) : "";
@@ -167,9 +179,12 @@ Status SimStateImpl::Prepare() {
       {&st_.insert_object, "INSERT INTO objects(fid, type, mdt, nlink) VALUES(?, ?, ?, ?)"},
       {&st_.set_nlink, "UPDATE objects SET nlink = ? WHERE fid = ?"},
       {&st_.delete_object, "DELETE FROM objects WHERE fid = ?"},
-      {&st_.insert_link, "INSERT INTO links(parent, name, child) VALUES(?, ?, ?)"},
+      // A new link comes after the object's other links, as in Lustre's link EA.
+      {&st_.insert_link,
+       "INSERT INTO links(parent, name, child, made) VALUES(?1, ?2, ?3, "
+       "(SELECT COALESCE(MAX(made), 0) + 1 FROM links WHERE child = ?3))"},
       {&st_.delete_link, "DELETE FROM links WHERE parent = ? AND name = ?"},
-      {&st_.links_of, "SELECT parent, name FROM links WHERE child = ?"},
+      {&st_.links_of, "SELECT parent, name FROM links WHERE child = ? ORDER BY made, parent, name"},
       {&st_.first_child, "SELECT 1 FROM links WHERE parent = ? LIMIT 1"},
       {&st_.insert_record,
        "INSERT INTO records(mdt, idx, type, flags, time_ns, tfid, pfid, name, sfid, spfid, sname, jobid, extra, "

@@ -9,8 +9,13 @@
 namespace fathom::lustre_source {
 
 ChangelogClearer::ChangelogClearer(std::shared_ptr<const LustreLibrary> lib, std::string device,
-                                   std::string user)
-    : lib_(std::move(lib)), device_(std::move(device)), user_(std::move(user)) {
+                                   std::string user, uint64_t every_records,
+                                   std::chrono::milliseconds interval)
+    : lib_(std::move(lib)),
+      device_(std::move(device)),
+      user_(std::move(user)),
+      every_records_(every_records),
+      interval_(interval) {
   thread_ = std::thread([this] {
     NameThisThread("lustre-clear");
     // Clears only free MDT space; records keep flowing while one waits for the CPU.
@@ -49,15 +54,22 @@ void ChangelogClearer::Finish() {
 void ChangelogClearer::Run() {
   std::unique_lock lock(mu_);
   uint64_t failed = 0;  // a position whose clear failed: not tried again until more is requested
+  auto last_clear = std::chrono::steady_clock::now();
+  const auto clearable = [&] { return requested_ > cleared_.load() && requested_ != failed; };
+  const auto enough = [&] { return finishing_ || (clearable() && requested_ - cleared_.load() >= every_records_); };
   while (true) {
-    wake_.wait(lock, [&] {
-      return finishing_ || (requested_ > cleared_.load() && requested_ != failed);
-    });
+    wake_.wait(lock, [&] { return finishing_ || clearable(); });
+    // Fewer than every_records waiting: they are cleared when the interval is up.
+    if (!enough()) wake_.wait_until(lock, last_clear + interval_, enough);
+    if (!clearable()) {
+      if (finishing_) return;
+      continue;
+    }
     const uint64_t target = requested_;
-    if (target <= cleared_.load() || target == failed) return;  // finishing, nothing left to do
     lock.unlock();
     Status status = lib_->Clear(device_, user_, target);
     lock.lock();
+    last_clear = std::chrono::steady_clock::now();
     if (status.ok()) {
       cleared_ = target;
       ++clears_;

@@ -3,15 +3,18 @@
 // llapi_changelog_clear is a round trip to the MDT (in the emulator, a transaction on its shared
 // state database, which waits for the other MDTs' clears): done on the thread that sends
 // events on, it would hold them back for as long. Request(pos) only records that records up
-// to `pos` may be cleared and wakes the thread, which clears up to the highest position
-// requested so far. A failed clear is logged and kept for TakeError(); its position is not
+// to `pos` may be cleared and wakes the thread, which batches: it clears up to the highest
+// position requested so far once `every_records` records wait, or once `interval` has passed
+// since the last clear (so what an idle MDT's reader last requested is cleared within
+// `interval` too). A failed clear is logged and kept for TakeError(); its position is not
 // tried again, a higher one requested later is. Finish() clears what was requested, then
 // stops the thread; the destructor calls it.
 //
-// Request, TakeError, Finish and destruction from one thread; Cleared and Clears from any.
+// Request, Finish and destruction from one thread; TakeError, Cleared and Clears from any.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -26,7 +29,8 @@ namespace fathom::lustre_source {
 
 class ChangelogClearer {
  public:
-  ChangelogClearer(std::shared_ptr<const LustreLibrary> lib, std::string device, std::string user);
+  ChangelogClearer(std::shared_ptr<const LustreLibrary> lib, std::string device, std::string user,
+                   uint64_t every_records, std::chrono::milliseconds interval);
   ~ChangelogClearer();
   ChangelogClearer(const ChangelogClearer&) = delete;
   ChangelogClearer& operator=(const ChangelogClearer&) = delete;
@@ -45,6 +49,8 @@ class ChangelogClearer {
   const std::shared_ptr<const LustreLibrary> lib_;
   const std::string device_;
   const std::string user_;
+  const uint64_t every_records_;
+  const std::chrono::milliseconds interval_;
   std::mutex mu_;
   std::condition_variable wake_;
   uint64_t requested_ = 0;  // guarded by mu_

@@ -64,6 +64,16 @@ void FidPathCache::NoteDirectory(const lustre::Fid& fid) {
   if (it != index_.end()) it->second->entry.is_dir = true;
 }
 
+void FidPathCache::NoteLinked(const lustre::Fid& fid) {
+  auto it = index_.find(fid);
+  if (it != index_.end()) it->second->entry.linked = true;
+}
+
+bool FidPathCache::IsLinked(const lustre::Fid& fid) const {
+  auto it = index_.find(fid);
+  return it != index_.end() && it->second->entry.linked;
+}
+
 bool FidPathCache::IsDirectory(const lustre::Fid& fid) const {
   if (fid == lustre::kRootFid) return true;
   auto it = index_.find(fid);

@@ -38,6 +38,7 @@ class FidPathCache {
     uint64_t noted = 0;  // relative entry: the directory generation `path` was noted in
     bool absolute = false;
     bool is_dir = false;  // known to be a directory
+    bool linked = false;  // known to have several links (a hard link to it was made)
   };
 
   explicit FidPathCache(size_t capacity);
@@ -61,6 +62,10 @@ class FidPathCache {
   void NoteDirectory(const lustre::Fid& fid);
   // Whether `fid` is known to be a directory.
   bool IsDirectory(const lustre::Fid& fid) const;
+  // `fid` got another link; no effect when it is not cached.
+  void NoteLinked(const lustre::Fid& fid);
+  // Whether `fid` is cached and known to have several links.
+  bool IsLinked(const lustre::Fid& fid) const;
   // `fid` was renamed from `old_path` to `name` inside `parent` (now at `new_path`).
   // Absolute entries below old_path move below new_path. Either path may be empty when
   // unknown (the root itself is never renamed); then absolute entries below old_path are

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 
+#include <cerrno>
 #include <cstring>
 #include <system_error>
 #include <utility>
@@ -61,6 +62,8 @@ Status LustreLibrary::Bind() {
   bind(changelog_get_fd, "llapi_changelog_get_fd");
   bind(changelog_in_buf, "llapi_changelog_in_buf");
   bind(fid2path, "llapi_fid2path");
+  bind(path2fid, "llapi_path2fid");
+  bind(search_fsname, "llapi_search_fsname");
   if (!missing.empty()) {
     return Status::Error(name_ + " lacks " + missing +
                          ": it is not a liblustreapi with Lustre's changelog API; pass "
@@ -84,9 +87,30 @@ Result<std::string> LustreLibrary::Fid2Path(const std::string& fsname_or_mount,
   return std::string(p);
 }
 
+Result<std::string> LustreLibrary::SearchFsname(const std::string& path) const {
+  char fsname[LUSTRE_MAXFSNAME + 1] = {};
+  const int rc = search_fsname(path.c_str(), fsname);
+  if (rc < 0) return ErrnoStatus(rc, "llapi_search_fsname " + path);
+  fsname[LUSTRE_MAXFSNAME] = '\0';
+  return std::string(fsname);
+}
+
+Result<lustre::Fid> LustreLibrary::Path2Fid(const std::string& path) const {
+  lu_fid fid{};
+  const int rc = path2fid(path.c_str(), &fid);
+  if (rc < 0) return ErrnoStatus(rc, "llapi_path2fid " + path);
+  return lustre::FromAbi(fid);
+}
+
 Status LustreLibrary::Clear(const std::string& device, const std::string& user,
                             uint64_t endrec) const {
   const int rc = changelog_clear(device.c_str(), user.c_str(), static_cast<long long>(endrec));
+  if (rc == -ENOENT) {
+    return ErrnoStatus(rc, "changelog user " + user + " is not registered on " + device +
+                               ": register one on the MDS with `lctl --device " + device +
+                               " changelog_register` and pass the userid it prints (cl1, ...) "
+                               "to --changelog-user");
+  }
   if (rc < 0) {
     return ErrnoStatus(rc, "cannot clear changelog records up to " + std::to_string(endrec) +
                                " of user " + user + " on " + device +

@@ -37,6 +37,10 @@ class LustreLibrary {
   Result<std::string> Fid2Path(const std::string& fsname_or_mount, const lustre::Fid& fid) const;
   // llapi_changelog_clear: `user`'s records up to `endrec` on `device`.
   Status Clear(const std::string& device, const std::string& user, uint64_t endrec) const;
+  // llapi_search_fsname: the name of the Lustre file system `path` is on.
+  Result<std::string> SearchFsname(const std::string& path) const;
+  // llapi_path2fid: the FID of the object at `path`.
+  Result<lustre::Fid> Path2Fid(const std::string& path) const;
 
   llapi_changelog_start_fn changelog_start = nullptr;
   llapi_changelog_fini_fn changelog_fini = nullptr;
@@ -46,6 +50,8 @@ class LustreLibrary {
   llapi_changelog_set_xflags_fn changelog_set_xflags = nullptr;
   llapi_changelog_get_fd_fn changelog_get_fd = nullptr;
   llapi_fid2path_fn fid2path = nullptr;
+  llapi_path2fid_fn path2fid = nullptr;
+  llapi_search_fsname_fn search_fsname = nullptr;
   // llapi_changelog_in_buf(priv): 1 when records read from the device are still buffered.
   int (*changelog_in_buf)(void* priv) = nullptr;
 

@@ -1,7 +1,8 @@
 // lustre_settings.h — the Lustre source's settings ("lustre.*" keys of SourceOptions).
 //
 // lustre.device      FSNAME-MDTxxxx, the MDT whose changelog is read (required)
-// lustre.mount       the client mount point; event paths are MOUNT/fid2path-result (required)
+// lustre.mount       the client mount point (the file system's root; the source checks it);
+//                    event paths are MOUNT/fid2path-result (required)
 // lustre.user        the changelog user (cl1, ...) whose records are cleared once
 //                    acknowledged; without it the changelog is read but never cleared
 // lustre.library     path or soname of liblustreapi (default: liblustreapi.so.1, then

@@ -26,6 +26,26 @@ Status CheckRoots(const SourceOptions& options, const LustreSettings& settings) 
   return Status::Ok();
 }
 
+// The mount must be the root of the client mount of the device's file system: paths are
+// stored as MOUNT/fid2path-result, so any other directory would make every stored path wrong.
+Status CheckMount(const LustreLibrary& lib, const LustreSettings& settings) {
+  const auto refuse = [&](const std::string& found) {
+    return Status::Error("lustre: --mount " + settings.mount + " is not the Lustre client mount of " +
+                         settings.fsname + " (the file system of " + settings.device + "): " + found +
+                         "; give the directory " + settings.fsname + " is mounted on (see `mount -t lustre`)");
+  };
+  Result<std::string> fsname = lib.SearchFsname(settings.mount);
+  if (!fsname.ok()) return refuse("it is on no Lustre file system (" + fsname.status().message() + ")");
+  if (*fsname != settings.fsname) return refuse("it is on Lustre file system " + *fsname);
+  Result<lustre::Fid> fid = lib.Path2Fid(settings.mount);
+  if (!fid.ok()) return refuse(fid.status().message());
+  if (*fid != lustre::kRootFid) {
+    return refuse("it is a directory inside " + settings.fsname + " (FID " + lustre::FormatFid(*fid) +
+                  "), not its root " + lustre::FormatFid(lustre::kRootFid));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status Detect(const SourceOptions& options) {
@@ -39,6 +59,7 @@ Result<std::unique_ptr<Source>> LustreSource::Create(const SourceOptions& option
   FATHOM_RETURN_IF_ERROR(CheckRoots(options, settings));
   FATHOM_ASSIGN_OR_RETURN(std::shared_ptr<const LustreLibrary> lib,
                           LustreLibrary::Load(settings.library));
+  FATHOM_RETURN_IF_ERROR(CheckMount(*lib, settings));
   FATHOM_ASSIGN_OR_RETURN(auto queue, ChangelogQueue::Create(kMaxQueuedEvents));
   return std::unique_ptr<Source>(
       new LustreSource(options, std::move(settings), std::move(lib), std::move(queue)));
@@ -68,10 +89,7 @@ LustreSource::~LustreSource() {
       receiver_.detach();
     }
   }
-  if (clearer_ != nullptr) {
-    clearer_->Request(pending_clear_);
-    clearer_->Finish();
-  }
+  if (clearer_ != nullptr) clearer_->Finish();
 }
 
 ResolverConfig LustreSource::MakeResolverConfig() const {
@@ -103,6 +121,7 @@ Status LustreSource::Start() {
         settings_.device);
   }
   if (!settings_.user.empty() && next_record_ > 1) FATHOM_RETURN_IF_ERROR(FindHeldRecord());
+  if (!settings_.user.empty()) FATHOM_RETURN_IF_ERROR(CheckUser());
   auto resolver = std::make_unique<RecordResolver>(
       MakeResolverConfig(), [lib = lib_, fsname = settings_.fsname](const lustre::Fid& fid) {
         return lib->Fid2Path(fsname, fid);
@@ -111,9 +130,9 @@ Status LustreSource::Start() {
                                               next_record_, handoff_, queue_);
   started_ = true;
   if (!settings_.user.empty()) {
-    clearer_ = std::make_unique<ChangelogClearer>(lib_, settings_.device, settings_.user);
+    clearer_ = std::make_unique<ChangelogClearer>(lib_, settings_.device, settings_.user,
+                                                  kClearEveryRecords, kClearInterval);
   }
-  last_clear_ = std::chrono::steady_clock::now();
   resolver_ = std::thread([resolver = std::move(resolver), handoff = handoff_, queue = queue_] {
     NameThisThread("lustre-resolve");
     ResolveBatches(*resolver, *handoff, *queue);
@@ -147,6 +166,8 @@ Status LustreSource::Drain(std::vector<Event>& out) {
     position_ = std::max(position_.load(), chunk.last_index);
   }
   events_ += handed;
+  // A clear that failed (the user deregistered meanwhile) stops the reading too, at once.
+  if (error.ok() && clearer_ != nullptr) error = clearer_->TakeError();
   return error;
 }
 
@@ -195,15 +216,38 @@ Status LustreSource::Acknowledge(uint64_t position) {
     }
     position = malformed - 1;
   }
-  if (position <= requested_) return clearer_->TakeError();
-  pending_clear_ = position;
-  const auto now = std::chrono::steady_clock::now();
-  if (position - requested_ >= kClearEveryRecords || now - last_clear_ >= kClearInterval) {
-    last_clear_ = now;
-    requested_ = position;
-    clearer_->Request(position);
-  }
+  clearer_->Request(position);
   return clearer_->TakeError();
+}
+
+Status LustreSource::CheckUser() {
+  // Lustre has no client call that lists changelog users, but a clear tells an unknown user
+  // (ENOENT) from a known one (done, or EINVAL for a position it already cleared past). The
+  // probe clears only what is cleared anyway: up to the resume point (stored), else up to the
+  // record before the oldest one the MDT keeps (every user has cleared that far), and never
+  // from a held malformed record on.
+  uint64_t probe = next_record_ > 0 ? next_record_ - 1 : 0;
+  const uint64_t malformed = queue_->counters.first_malformed.load();
+  if (malformed != 0) probe = std::min(probe, malformed - 1);
+  if (probe == 0) {
+    FATHOM_ASSIGN_OR_RETURN(ChangelogReader reader,
+                            ChangelogReader::Open(*lib_, settings_.device, 0, false));
+    changelog_rec* rec = nullptr;
+    if (reader.Receive(&rec) == 0) {
+      probe = rec->cr_index - 1;
+      reader.Free(&rec);
+    }
+  }
+  if (probe == 0) {
+    // Nothing ever cleared: no record may be cleared before it is stored, so the user is
+    // known to be unregistered at the first clear (which then stops the reading).
+    spdlog::debug("lustre: {} keeps its first record: user {} is checked at the first clear",
+                  settings_.device, settings_.user);
+    return Status::Ok();
+  }
+  Status probed = lib_->Clear(settings_.device, settings_.user, probe);
+  if (probed.ok() || probed.code() == std::errc::invalid_argument) return Status::Ok();
+  return probed;
 }
 
 Status LustreSource::FindHeldRecord() {

@@ -2,6 +2,9 @@
 // liblustreapi (dlopen), resolved to standard events.
 //
 // Contract (see fathom/source.h for the interface):
+// - Create() refuses a lustre.mount that is not the root of the client mount of the device's
+//   file system (llapi_search_fsname names another file system or none, or llapi_path2fid
+//   does not give the root FID): every path would be stored wrong.
 // - Resume(pos) before Start(): reading starts at record pos+1 (without it, at the oldest
 //   record the MDT keeps). Start() opens the changelog (llapi_changelog_start with FOLLOW,
 //   JOBID and EXTRA_FLAGS, and every extra flag; errors such as an unknown MDT come from
@@ -15,10 +18,13 @@
 // - Acknowledge(pos) clears the changelog for lustre.user only, up to min(pos, Position()),
 //   and never from a malformed record on (it stays in the changelog, logged as an error, and
 //   is found again after a restart),
-//   batched: when kClearEveryRecords records or kClearInterval have passed since the last
-//   clear, and once more when the source is destroyed. The clear itself runs on a thread of
-//   its own (changelog_clearer.h), so Acknowledge() never waits for the MDT; a failed clear
-//   is returned by the next Acknowledge(). Without lustre.user nothing is cleared.
+//   batched: when kClearEveryRecords records wait, else kClearInterval after the last clear
+//   (also when nothing more comes), and once more when the source is destroyed. The clear
+//   itself runs on a thread of its own (changelog_clearer.h), so Acknowledge() never waits
+//   for the MDT; a failed clear is returned by the next Acknowledge() or Drain(). Without
+//   lustre.user nothing is cleared. Start() refuses a lustre.user the MDT does not know
+//   (CheckUser) when a clear can tell without clearing what is not stored yet; otherwise the
+//   first clear does.
 // - Destruction stops both threads; a receiver blocked inside liblustreapi for longer than
 //   kStopGrace is left to finish on its own (it owns what it uses) and logged.
 //
@@ -97,6 +103,8 @@ class LustreSource final : public Source {
   // Before Start(): finds a malformed record left before the resume point (the changelog is
   // never cleared past one) and holds clearing below it again.
   Status FindHeldRecord();
+  // Before Start(): fails when lustre.user is not a registered changelog user of the MDT.
+  Status CheckUser();
 
   const SourceOptions options_;
   const LustreSettings settings_;
@@ -111,10 +119,7 @@ class LustreSource final : public Source {
   uint64_t next_record_ = 0;  // where Start() begins (0: the oldest record kept)
   std::atomic<uint64_t> position_{0};  // written by Drain(), read by Acknowledge()
   std::unique_ptr<ChangelogClearer> clearer_;  // with lustre.user, from Start() on
-  uint64_t requested_ = 0;      // the last position handed to clearer_
-  uint64_t pending_clear_ = 0;  // the last position acknowledged
   bool held_logged_ = false;
-  std::chrono::steady_clock::time_point last_clear_;
   std::atomic<uint64_t> events_{0};
 };
 

@@ -130,7 +130,12 @@ void RecordResolver::ResolveCreate(const ChangelogRecord& r, size_t at, std::vec
     return Emit(out, kind::kCreate | (is_dir ? kind::kIsDir : 0), FidPath(r.pfid) + "/" + r.name, false, r,
                 r.tfid, r.pfid);
   }
-  cache_.Learn(r.tfid, r.pfid, r.name, is_dir);
+  // A hard link is a newer name of an object already named: the cache keeps the oldest.
+  if (r.type == CL_HARDLINK) {
+    cache_.NoteLinked(r.tfid);
+  } else {
+    cache_.Learn(r.tfid, r.pfid, r.name, is_dir);
+  }
   Emit(out, kind::kCreate | (is_dir ? kind::kIsDir : 0), Absolute(rel_, r.name), false, r, r.tfid,
        r.pfid);
 }
@@ -163,6 +168,7 @@ void RecordResolver::ResolveRename(const ChangelogRecord& r, size_t at, std::vec
   if (PathOf(r.spfid, at, rel_, true)) from_path = Join(rel_, r.sname);
   if (PathOf(r.pfid, at, rel_, true)) to_path = Join(rel_, r.name);
   const uint32_t isdir = cache_.IsDirectory(r.sfid) ? kind::kIsDir : 0;
+  const bool linked = cache_.IsLinked(r.sfid);
 
   // The target name existed and was replaced: its object lost that name.
   if (!r.tfid.zero()) {
@@ -182,6 +188,9 @@ void RecordResolver::ResolveRename(const ChangelogRecord& r, size_t at, std::vec
   if (!to_path) CountUnresolved(r, "new parent directory not found");
   if (to_path) {
     cache_.Moved(r.sfid, r.pfid, r.name, from_path ? &*from_path : nullptr, &*to_path);
+    // A renamed link becomes the newest of a file's links: which one is the oldest now,
+    // fid2path says when a record needs it.
+    if (linked) cache_.Forget(r.sfid, nullptr);
   } else {
     cache_.Forget(r.sfid, &*from_path);
   }

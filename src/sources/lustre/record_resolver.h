@@ -10,9 +10,14 @@
 //  3. fid2path, whose answer is cached as an absolute entry.
 // Namespace records are placed through their parent and name (UNLNK/RMDIR cannot be placed
 // any other way; a hard link's CREATE names the link that was made, a DELETE the link that
-// went). Other records name their object through the parent and name they carry when they
-// carry them, else through the object's FID, which for a file with several hard links is
-// whichever link fid2path returns first. When an UNLNK/RMDIR's parent resolves nowhere the
+// went). Other records carry no name (a setattr that changes the mtime of a file carries its
+// parent, p=, but not which of its names), so they are placed through the object's FID: a
+// file with several hard links at its oldest surviving link, the first that fid2path lists
+// (Lustre's link EA order; the one Lustre names the parent of in p=). To keep that so, the
+// cache learns a file's name from its creation only, never from an HLINK, and forgets it
+// when the file loses a link, or is renamed after a hard link to it was seen (the renamed
+// link becomes the newest). A file cached from fid2path whose links were all made before
+// the reader started is followed through its renames like any file. When an UNLNK/RMDIR's parent resolves nowhere the
 // event is DELETE|PARENT_REMOVED, reported at the first root with the name in its attrs.
 // An object record whose object is gone before it could be placed (fid2path fails: a
 // collector restarted with a cold cache, a file deleted since) is reported at the path

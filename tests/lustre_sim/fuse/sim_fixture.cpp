@@ -28,10 +28,13 @@ void SimMountTest::TearDown() {
   dir_.reset();
 }
 
-RunResult SimMountTest::Mount(int mdts) {
+RunResult SimMountTest::Mount(int mdts, const std::vector<std::string>& extra) {
   mdts_ = mdts;
-  return testing::Run({SimBinary(), "mount", "--fsname", "testfs", "--mdts", std::to_string(mdts), "--state", state(),
-              "--backing", backing(), mount()});
+  std::vector<std::string> args = {SimBinary(), "mount",   "--fsname", "testfs",  "--mdts",
+                                   std::to_string(mdts), "--state", state(),   "--backing", backing()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back(mount());
+  return testing::Run(std::move(args));
 }
 
 RunResult SimMountTest::Umount() { return testing::Run({SimBinary(), "umount", mount()}); }

@@ -26,8 +26,9 @@ class SimMountTest : public ::testing::Test {
   void SetUp() override;
   void TearDown() override;
 
-  // Mounts fsname "testfs" with `mdts` MDTs; returns the mount command's result.
-  RunResult Mount(int mdts = 1);
+  // Mounts fsname "testfs" with `mdts` MDTs (and `extra` mount options); returns the mount
+  // command's result.
+  RunResult Mount(int mdts = 1, const std::vector<std::string>& extra = {});
   RunResult Umount();
   // Registers a changelog user on every MDT and returns their names (cl1 on each MDT).
   void RegisterEverywhere(int mdts);

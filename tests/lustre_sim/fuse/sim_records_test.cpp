@@ -165,6 +165,81 @@ TEST_F(SimRecordsTest, HardLinksShareOneFidAndFid2pathListsEveryLink) {
   EXPECT_EQ(records.back().flags & CLF_UNLINK_LAST, CLF_UNLINK_LAST);
 }
 
+// A shell redirection and dd close a duplicate of the file before writing through the other
+// descriptor: the close comes at the last one, after the write, as Lustre sends it.
+TEST_F(SimRecordsTest, ShellRedirectionAndDdLogCreatMtimeCloseInThatOrder) {
+  ASSERT_EQ(Mount(1).exit_code, 0);
+  RegisterEverywhere(1);
+  auto echoed = testing::Run({"/bin/sh", "-c", "echo hi > " + mount() + "/echoed"});
+  ASSERT_EQ(echoed.exit_code, 0) << echoed.err;
+  auto dd = testing::Run({"/bin/dd", "if=/dev/zero", "of=" + mount() + "/dd", "bs=3", "count=1"});
+  ASSERT_EQ(dd.exit_code, 0) << dd.err;
+  auto records = Changelog(0);
+  ASSERT_THAT(TypeNames(records),
+              ::testing::ElementsAre("CREAT", "MTIME", "CLOSE", "CREAT", "MTIME", "CLOSE"));
+  EXPECT_EQ(records[0].name, "echoed");
+  EXPECT_EQ(records[1].tfid, records[0].tfid);
+  EXPECT_EQ(records[2].tfid, records[0].tfid);
+  EXPECT_EQ(records[3].name, "dd");
+  EXPECT_EQ(records[4].tfid, records[3].tfid);
+  EXPECT_EQ(records[5].tfid, records[3].tfid);
+}
+
+// Lustre's MDT names the parent (p=) only in a setattr that changes a regular file's mtime,
+// and names its oldest link's; fid2path lists the links oldest first (the link EA order).
+TEST_F(SimRecordsTest, OnlyMtimeSetattrsOfFilesCarryTheOldestLinksParent) {
+  ASSERT_EQ(Mount(1).exit_code, 0);
+  MakeDirs(mount() + "/w/z");
+  WriteFile(mount() + "/w/z/f1.txt", "x");
+  ASSERT_EQ(link((mount() + "/w/z/f1.txt").c_str(), (mount() + "/w/hl.txt").c_str()), 0);
+  const Fid file = PathFid("w/z/f1.txt");
+  const Fid z = PathFid("w/z");
+  const Fid w = PathFid("w");
+  RegisterEverywhere(1);
+  ASSERT_EQ(chmod((mount() + "/w/z/f1.txt").c_str(), 0600), 0);         // SATTR
+  ASSERT_EQ(utimes((mount() + "/w/hl.txt").c_str(), nullptr), 0);       // MTIME
+  ASSERT_EQ(truncate((mount() + "/w/hl.txt").c_str(), 0), 0);           // TRUNC
+  ASSERT_EQ(utimes((mount() + "/w").c_str(), nullptr), 0);              // MTIME of a directory
+  auto records = Changelog(0);
+  ASSERT_THAT(TypeNames(records), ::testing::ElementsAre("SATTR", "MTIME", "TRUNC", "MTIME"));
+  EXPECT_EQ(records[0].tfid, file);
+  EXPECT_TRUE(records[0].pfid.zero()) << lustre::FormatFid(records[0].pfid);
+  EXPECT_EQ(records[1].pfid, z);
+  EXPECT_EQ(records[2].pfid, z);
+  EXPECT_EQ(records[3].tfid, w);
+  EXPECT_TRUE(records[3].pfid.zero()) << lustre::FormatFid(records[3].pfid);
+  auto paths = Lfs({"fid2path", "testfs", lustre::FormatFid(file)});
+  ASSERT_EQ(paths.exit_code, 0) << paths.err;
+  EXPECT_EQ(paths.out, "w/z/f1.txt\nw/hl.txt\n");
+  // A renamed link becomes the newest.
+  Rename(mount() + "/w/z/f1.txt", mount() + "/w/z/f2.txt");
+  EXPECT_EQ(Lfs({"fid2path", "testfs", lustre::FormatFid(file)}).out, "w/hl.txt\nw/z/f2.txt\n");
+}
+
+// A stock Lustre client has jobid_var=disable: its records carry no j= at all.
+TEST_F(SimRecordsTest, DefaultJobidVarIsDisableSoRecordsCarryNoJobid) {
+  ASSERT_EQ(Mount(1).exit_code, 0);
+  RegisterEverywhere(1);
+  EXPECT_EQ(Lctl({"get_param", "jobid_var"}).out, "jobid_var=disable\n");
+  WriteFile(mount() + "/f", "x");
+  auto text = Lfs({"changelog", "testfs-MDT0000"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, ::testing::Not(::testing::HasSubstr(" j=")));
+  auto records = Changelog(0);
+  ASSERT_FALSE(records.empty());
+  for (const auto& r : records) EXPECT_FALSE(r.has_jobid) << r.index;
+}
+
+TEST_F(SimRecordsTest, JobidVarProcnameUidGivesCommandDotUid) {
+  ASSERT_EQ(Mount(1, {"--jobid-var", "procname_uid"}).exit_code, 0);
+  RegisterEverywhere(1);
+  auto touched = testing::Run({"/usr/bin/touch", mount() + "/f"});
+  ASSERT_EQ(touched.exit_code, 0) << touched.err;
+  auto records = Changelog(0);
+  ASSERT_FALSE(records.empty());
+  EXPECT_EQ(records[0].jobid, "touch." + std::to_string(getuid()));
+}
+
 TEST_F(SimRecordsTest, JobidComesFromTheVariableNamedByJobidVar) {
   ASSERT_EQ(Mount(1).exit_code, 0);
   RegisterEverywhere(1);

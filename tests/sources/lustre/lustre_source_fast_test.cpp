@@ -326,14 +326,14 @@ TEST(LustreSourceFastTest, WithoutAUserNothingIsCleared) {
 TEST(LustreSourceFastTest, UnknownDeviceFailsAtStartWithTheDeviceNamed) {
   FastFs fs;
   SourceOptions options;
-  options.settings = {{"lustre.device", "nofs-MDT0000"},
-                      {"lustre.mount", "/mnt/nofs"},
+  options.settings = {{"lustre.device", "fastfs-MDT0007"},
+                      {"lustre.mount", "/mnt/fastfs"},
                       {"lustre.library", LibraryPath()}};
   auto source = LustreSourceInfo().create(options);
   ASSERT_TRUE(source.ok()) << source.status().message();
   Status s = (*source)->Start();
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("nofs-MDT0000"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("fastfs-MDT0007"), std::string::npos) << s.message();
 }
 
 TEST(LustreSourceFastTest, StopEndsAWaitPromptly) {

@@ -84,6 +84,7 @@ class FastFs : public SimRundir {
     config.state_dir = dir() / "state";
     config.rate = rate;
     config.epoch_ns = epoch_ns;
+    config.mount = "/mnt/fastfs";  // stands for the client mount (nothing is mounted in fast mode)
     Status s = lustre_sim::SetupFastMode(config);
     EXPECT_TRUE(s.ok()) << s.message();
   }

@@ -76,6 +76,38 @@ TEST_F(ResolverTest, ObjectRecordsAreResolvedOnceThenCached) {
   EXPECT_EQ(fs_.fid2path_calls, 1);
 }
 
+// Records without a name (chmod's SATTR carries no p=) of a file with several links are
+// reported at its oldest surviving link, fid2path's first: whatever link was made, renamed
+// or removed last, and whether the cache knew the file or not.
+TEST_F(ResolverTest, NamelessRecordsOfAHardLinkedFileAreAtItsOldestLink) {
+  Make();
+  auto w = fs_.Mkdir(kRootFid, "w");
+  auto z = fs_.Mkdir(w, "z");
+  auto f = fs_.Create(z, "f1.txt");
+  fs_.Link(f, w, "hl.txt");
+  fs_.Touch(f, CL_SETATTR);
+  EXPECT_EQ(Resolve(), (Lines{"CREATE,ISDIR /w", "CREATE,ISDIR /w/z", "CREATE /w/z/f1.txt",
+                              "CREATE /w/hl.txt", "ATTRIB /w/z/f1.txt"}));
+  // Renamed, f1.txt becomes the newest link: hl.txt is the oldest now.
+  fs_.Rename(z, "f1.txt", z, "f2.txt");
+  fs_.Touch(f, CL_SETATTR);
+  EXPECT_EQ(Resolve(), (Lines{"MOVED_FROM /w/z/f1.txt", "MOVED_TO /w/z/f2.txt", "ATTRIB /w/hl.txt"}));
+  fs_.Unlink(w, "hl.txt");
+  fs_.Touch(f, CL_SETATTR);
+  EXPECT_EQ(Resolve(), (Lines{"DELETE /w/hl.txt", "ATTRIB /w/z/f2.txt"}));
+}
+
+// A collector started after the links were made (a cold cache) names the same link.
+TEST_F(ResolverTest, NamelessRecordsOfAHardLinkedFileAreAtItsOldestLinkWithAColdCache) {
+  Make();
+  auto w = fs_.Mkdir(kRootFid, "w", false);
+  auto z = fs_.Mkdir(w, "z", false);
+  auto f = fs_.Create(z, "f1.txt", false);
+  fs_.Link(f, w, "hl.txt");
+  fs_.Touch(f, CL_SETATTR);
+  EXPECT_EQ(Resolve(), (Lines{"CREATE /w/hl.txt", "ATTRIB /w/z/f1.txt"}));
+}
+
 TEST_F(ResolverTest, RenamedDirectoryKeepsDescendantPaths) {
   Make();
   auto a = fs_.Mkdir(kRootFid, "a");
