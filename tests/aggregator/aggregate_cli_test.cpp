@@ -41,17 +41,7 @@ TEST(AggregateCliTest, AggregateServesAKeyedCollectorAndStopsOnSigterm) {
   ASSERT_EQ(testing::Run({FathomBinary(), "keygen", "-o", dir / "mdt0"}).exit_code, 0);
   std::ofstream(dir / "clients.yaml") << "clients:\n  - name: mdt0\n    key: mdt0.pub\n"
                                          "    roles: [collect]\n";
-  // A port picked by binding and releasing it.
-  std::string endpoint;
-  {
-    aggregator::AggregatorOptions o;
-    o.listen = "tcp://127.0.0.1:*";
-    o.insecure = true;
-    o.store.path = dir / "probe.db";
-    auto probe = aggregator::Aggregator::Create(o);
-    ASSERT_TRUE(probe.ok());
-    endpoint = probe.value()->endpoint();
-  }
+  const std::string endpoint = FreeLoopbackEndpoint(dir.path());
   Subprocess agg({FathomBinary(), "aggregate", "--listen", endpoint, "--store",
                   "sqlite:" + (dir / "events.db"), "--key", dir / "server.key", "--clients",
                   dir / "clients.yaml", "--stats-interval", "1"});
