@@ -44,6 +44,8 @@ CLI::Option* AddFormatOption(CLI::App& app, Format& target, const std::string& d
       ->type_name("FORMAT");
 }
 
+std::string TimeLimitText(double seconds) { return fmt::format("{:g} s", seconds); }
+
 int Fail(const std::string& command, const std::string& message, int code) {
   std::fprintf(stderr, "fathom %s: %s\n", command.c_str(), message.c_str());
   return code;

@@ -28,6 +28,8 @@ CLI::Validator WholeNumber();
 // Adds --key, --server-key, --insecure (the ZeroMQ keys of a `role`: collector, consumer) and
 // --stream, --replicas (nats:// endpoints) to a client command.
 void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus, const std::string& role);
+// A -t value as written in messages: "2 s", "0.5 s".
+std::string TimeLimitText(double seconds);
 // Prints "fathom <cmd>: <message>" to stderr and returns `code`.
 int Fail(const std::string& command, const std::string& message, int code);
 
