@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "cli/signal_waiter.h"
+#include "daemon/config_check.h"
 #include "daemon/daemon_config.h"
 #include "daemon/role_supervisor.h"
 #include "fathom/config.h"
@@ -43,7 +44,9 @@ int main(int argc, char** argv) {
   app.add_option("-c,--config", config_path, "The configuration file")->required()->type_name("FILE.yaml");
   app.add_option("--fathom", binary, "The fathom executable to run roles with (default: beside fathomd)")
       ->type_name("PATH");
-  app.add_flag("--check", check, "Check the configuration, print each role's command line and exit");
+  app.add_flag("--check", check,
+               "Check the configuration and the files it names (keys, client lists, store and output "
+               "directories, watched paths), print each role's command line and exit (2 on a problem)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -56,6 +59,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (check) {
+    const auto problems = fathom::daemon::CheckRoleFiles(config.value(), config_path);
+    for (const auto& problem : problems) spdlog::error("{}", problem);
+    if (!problems.empty()) return 2;
     for (const auto& role : config.value().roles) {
       std::string line = role.label + ": fathom";
       for (const auto& a : role.args) line += " " + a;
