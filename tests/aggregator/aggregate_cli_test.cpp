@@ -57,5 +57,41 @@ TEST(AggregateCliTest, AggregateServesAKeyedCollectorAndStopsOnSigterm) {
   EXPECT_EQ(agg.Wait(), 0) << agg.stderr_text();
 }
 
+// A client with --insecure against a CURVE aggregator, and one with keys against an insecure
+// aggregator, are told at once which side to change (not that the aggregator is unreachable).
+TEST(AggregateCliTest, ClientAndAggregatorDisagreeingOnCurveAreToldWhatToChange) {
+  TempDir dir;
+  TestKeys keys;
+  ASSERT_TRUE(security::WriteKeyFiles(keys.reader, dir / "reader").ok());
+  ASSERT_TRUE(security::WriteKeyFiles(keys.server, dir / "server").ok());
+  {
+    TestAggregator secure(SecureOptions(keys, dir / "secure.db"));
+    auto run = testing::Run({FathomBinary(), "subscribe", "--from", secure.endpoint(), "--insecure", "-t", "20"}, 40s);
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_NE(run.err.find("the aggregator at " + secure.endpoint() +
+                           " requires CURVE: give --key CLIENT.key and --server-key SERVER.pub"),
+              std::string::npos)
+        << run.err;
+  }
+  aggregator::AggregatorOptions o;
+  o.listen = "tcp://127.0.0.1:*";
+  o.insecure = true;
+  o.store.path = dir / "insecure.db";
+  TestAggregator insecure(o);
+  for (const char* command : {"subscribe", "collect"}) {
+    std::vector<std::string> argv{FathomBinary(), command};
+    if (std::string(command) == "collect") argv.insert(argv.end(), {"-r", dir.path(), "--name", "tree", "--to"});
+    else argv.push_back("--from");
+    argv.insert(argv.end(), {insecure.endpoint(), "--key", dir / "reader.key", "--server-key", dir / "server.pub",
+                             "-t", "20"});
+    auto run = testing::Run(argv, 40s);
+    EXPECT_EQ(run.exit_code, 1) << command << ": " << run.err;
+    EXPECT_NE(run.err.find("the aggregator at " + insecure.endpoint() +
+                           " runs without CURVE (--insecure): drop --key and --server-key"),
+              std::string::npos)
+        << command << ": " << run.err;
+  }
+}
+
 }  // namespace
 }  // namespace fathom::testing
