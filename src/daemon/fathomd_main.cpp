@@ -2,6 +2,7 @@
 // keeps them running (src/daemon/role_supervisor.h).
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -36,7 +37,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "fathomd runs fathom's roles — an aggregator, collectors, subscribers — from one YAML file "
       "and restarts any that stops.\nExamples: examples/fathomd/laptop.yaml, "
-      "examples/fathomd/site-4mdt.yaml. Stops every role on SIGINT/SIGTERM."};
+      "examples/fathomd/site-4mdt.yaml. Stops every role on SIGINT/SIGTERM; passes SIGHUP on to "
+      "the aggregator, which reads its client list again."};
   app.set_version_flag("--version", std::string("fathomd ") + FATHOM_VERSION);
   std::string config_path;
   std::string binary;
@@ -72,7 +74,13 @@ int main(int argc, char** argv) {
   }
   if (binary.empty()) binary = FathomBinary();
   fathom::daemon::RoleSupervisor supervisor(std::move(config.value()), binary);
-  fathom::cli::SignalWaiter signals([&](int) { supervisor.Stop(); });
+  fathom::cli::SignalWaiter signals([&](int signal) {
+    if (signal == SIGHUP) {
+      supervisor.Reload();
+    } else {
+      supervisor.Stop();
+    }
+  });
   fathom::Status status = supervisor.Run();
   if (!status.ok()) {
     spdlog::error("{}", status.message());

@@ -176,6 +176,22 @@ TEST_F(Fathomd, ARoleThatRefusesItsOptionsStopsEverythingNamingIt) {
   EXPECT_NE(r.err.find("bad --source 'bogus:/nowhere'"), std::string::npos) << r.err;
 }
 
+TEST_F(Fathomd, SighupReachesTheAggregatorWhichReloadsItsClientsAndEverythingRunsOn) {
+  WriteConfig("");
+  Subprocess daemon({kFathomd, "--config", dir_ / "fathomd.yaml", "--fathom", FathomBinary()});
+  ASSERT_TRUE(daemon.WaitForStderr("aggregating on", 20s)) << daemon.stderr_text();
+  const pid_t aggregator = PidOf(daemon.stderr_text(), "aggregate");
+  daemon.Signal(SIGHUP);
+  ASSERT_TRUE(daemon.WaitForStderr("client list replaced: 1 clients admitted", 20s)) << daemon.stderr_text();
+  EXPECT_NE(daemon.stderr_text().find("SIGHUP: passed on to aggregate (pid " + std::to_string(aggregator) + ")"),
+            std::string::npos)
+      << daemon.stderr_text();
+  EXPECT_TRUE(Alive(aggregator));
+  daemon.Signal(SIGTERM);
+  EXPECT_EQ(daemon.Wait(), 0) << daemon.stderr_text();
+  EXPECT_EQ(daemon.stderr_text().find("aggregate exited"), std::string::npos) << daemon.stderr_text();
+}
+
 TEST_F(Fathomd, CheckNamesEveryMissingOrUnusableFileWithItsLineAndRole) {
   WriteConfig("");
   auto good = testing::Run({kFathomd, "--check", "--config", dir_ / "fathomd.yaml"});
