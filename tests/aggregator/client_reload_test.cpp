@@ -16,7 +16,7 @@ void WriteClients(const std::string& path, const std::vector<std::string>& entri
   for (const auto& e : entries) out << e;
 }
 
-std::string Client(const std::string& name, const std::string& role) {
+std::string ClientEntry(const std::string& name, const std::string& role) {
   return "  - name: " + name + "\n    key: " + name + ".pub\n    roles: [" + role + "]\n";
 }
 
@@ -26,7 +26,7 @@ TEST(ClientReloadTest, SighupReloadsClientsKeepingAdmittedConnections) {
     ASSERT_EQ(testing::Run({FathomBinary(), "keygen", "-o", dir / name}).exit_code, 0);
   }
   const std::string clients = dir / "clients.yaml";
-  WriteClients(clients, {Client("col", "collect"), Client("sub", "subscribe"), Client("removed", "subscribe")});
+  WriteClients(clients, {ClientEntry("col", "collect"), ClientEntry("sub", "subscribe"), ClientEntry("removed", "subscribe")});
   const std::string endpoint = FreeLoopbackEndpoint(dir.path());
   Subprocess agg({FathomBinary(), "aggregate", "--listen", endpoint, "--store", "sqlite:" + (dir / "events.db"),
                   "--key", dir / "server.key", "--clients", clients, "--sync", "normal"});
@@ -46,7 +46,7 @@ TEST(ClientReloadTest, SighupReloadsClientsKeepingAdmittedConnections) {
   auto subscribed = leaving.ReceiveSkippingHeartbeats();
   ASSERT_TRUE(subscribed && std::holds_alternative<wire::Subscribed>(*subscribed));
 
-  WriteClients(clients, {Client("col", "collect"), Client("sub", "subscribe"), Client("added", "subscribe")});
+  WriteClients(clients, {ClientEntry("col", "collect"), ClientEntry("sub", "subscribe"), ClientEntry("added", "subscribe")});
   agg.Signal(SIGHUP);
   ASSERT_TRUE(agg.WaitForStderr("client list replaced: 3 clients admitted; 1 subscriptions ended", 10s))
       << agg.stderr_text();
