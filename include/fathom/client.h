@@ -83,6 +83,9 @@ class Subscriber {
   virtual Status Next(std::vector<Event>& out, std::chrono::milliseconds timeout) = 0;
   // Records that every event through `id` is processed (durable names: kept by the far end).
   virtual Status Acknowledge(uint64_t id) = 0;
+  // True once the far end confirmed the subscription (it was reachable at least once). Open()
+  // does not wait for it: while the far end is unreachable, Next() retries within its timeout.
+  virtual bool answered() const = 0;
   virtual void Stop() = 0;
 };
 

@@ -48,6 +48,7 @@ struct PeerInfo {
 
 struct ClientView {
   std::string name;
+  std::string key;  // Z85 public key ("" when insecure)
   uint32_t roles = 0;
   const std::vector<std::string>* grants = nullptr;
 };
@@ -59,14 +60,17 @@ const std::vector<std::string> kEverything{"/"};
 struct Aggregator::State {
   explicit State(AggregatorOptions o)
       : options(std::move(o)),
+        clients(std::move(options.clients)),
         queue(options.commit_queue_events),
         commits(wakeup),
         replays(wakeup),
+        admitted(clients.Current()),
         ring(options.ring_capacity, 0) {}
 
   // Declared first: the context outlives every socket below.
   security::ZmqContext context;
   AggregatorOptions options;
+  security::SharedClientList clients;  // replaced by ReplaceClients()
   Counters counters;
   std::unique_ptr<security::ZapHandler> zap;
   ZmqSocket router;
@@ -82,6 +86,8 @@ struct Aggregator::State {
   bool ran = false;
 
   // Network thread only.
+  std::shared_ptr<const security::ClientList> admitted;  // the list messages are checked by
+  uint64_t admitted_version = 0;
   EventRing ring;
   std::map<std::string, uint64_t> durable;        // acknowledged id per durable name
   std::map<std::string, uint64_t> durable_dirty;  // not yet handed to the commit thread
@@ -102,6 +108,9 @@ struct Aggregator::State {
   void ReceiveOne();
   void Handle(const std::string& peer, ZmqFrame& body);
   std::optional<ClientView> Authorize(ZmqFrame& body);
+  // Takes up a replaced client list: sessions of keys no longer admitted to subscribe end
+  // with NotPermitted, the others keep their connection and get the new grants.
+  void AdmitReplacedClients();
   void OnHello(const std::string& peer, const ClientView& client, wire::Hello hello);
   void OnBatch(const std::string& peer, const ClientView& client, wire::Batch batch,
                std::vector<EncodedChunk> chunks);
@@ -147,10 +156,10 @@ void Aggregator::State::SendError(const std::string& peer, wire::ErrorCode code,
 }
 
 std::optional<ClientView> Aggregator::State::Authorize(ZmqFrame& body) {
-  if (options.insecure) return ClientView{"(insecure)", security::role::kAll, &kEverything};
-  const security::ClientGrant* grant = options.clients.Find(body.property("User-Id"));
+  if (options.insecure) return ClientView{"(insecure)", "", security::role::kAll, &kEverything};
+  const security::ClientGrant* grant = admitted->Find(body.property("User-Id"));
   if (grant == nullptr) return std::nullopt;
-  return ClientView{grant->name, grant->roles, &grant->paths};
+  return ClientView{grant->name, grant->public_key, grant->roles, &grant->paths};
 }
 
 void Aggregator::State::ReceiveOne() {
@@ -334,6 +343,7 @@ void Aggregator::State::OnSubscribe(const std::string& peer, const ClientView& c
   s.number = next_session++;
   s.peer = peer;
   s.name = sub.name;
+  s.client_key = client.key;
   s.filter = std::move(filter);
   s.cursor = start_after;
   s.acked = start_after;
@@ -365,6 +375,28 @@ void Aggregator::State::OnAck(const std::string& peer, const wire::Ack& ack) {
       durable_dirty[s.name] = s.acked;
     }
   }
+}
+
+void Aggregator::State::AdmitReplacedClients() {
+  admitted_version = clients.version();
+  admitted = clients.Current();
+  std::vector<std::string> refused;
+  for (auto& [peer, s] : sessions) {
+    const security::ClientGrant* grant = admitted->Find(s.client_key);
+    if (grant == nullptr || (grant->roles & security::role::kSubscribe) == 0) {
+      refused.push_back(peer);
+      continue;
+    }
+    s.filter.grants = grant->paths;
+  }
+  for (const auto& peer : refused) {
+    SendError(peer, wire::ErrorCode::kNotPermitted, 0,
+              "the client's key is no longer admitted to subscribe (the aggregator's client list "
+              "changed)");
+    DropSession(peer);
+  }
+  spdlog::info("client list replaced: {} clients admitted; {} subscriptions ended", admitted->size(),
+               refused.size());
 }
 
 void Aggregator::State::DropSession(const std::string& peer) {
@@ -539,6 +571,7 @@ void Aggregator::State::Serve() {
       break;
     }
     if (items[0].revents & ZMQ_POLLIN) wakeup.Clear();
+    if (clients.version() != admitted_version) AdmitReplacedClients();
     TakeCommits();
     TakeReplays();
     if (reading && (items[1].revents & ZMQ_POLLIN)) {
@@ -626,7 +659,7 @@ Result<std::unique_ptr<Aggregator>> Aggregator::Create(AggregatorOptions options
                  "and subscribe to every path");
   } else {
     FATHOM_ASSIGN_OR_RETURN(state->zap,
-                            security::ZapHandler::Start(state->context.get(), o.clients));
+                            security::ZapHandler::Start(state->context.get(), state->clients));
     FATHOM_RETURN_IF_ERROR(r.SetInt(ZMQ_CURVE_SERVER, 1, what));
     FATHOM_RETURN_IF_ERROR(r.SetString(ZMQ_CURVE_SECRETKEY, o.server_keys.secret_key, what));
     FATHOM_RETURN_IF_ERROR(r.SetString(ZMQ_ZAP_DOMAIN, "fathom", what));
@@ -658,6 +691,12 @@ void Aggregator::Stop() {
 }
 
 AggregatorStats Aggregator::Stats() const { return state_->Snapshot(); }
+
+void Aggregator::ReplaceClients(security::ClientList clients) {
+  if (state_->options.insecure) return;  // every client is admitted, no list applies
+  state_->clients.Replace(std::move(clients));
+  state_->wakeup.Signal();
+}
 
 Status Aggregator::Run() {
   State& s = *state_;

@@ -74,6 +74,10 @@ class Aggregator {
   // Makes Run() return; any thread, any time (also before Run()).
   void Stop();
   AggregatorStats Stats() const;
+  // Admits by `clients` from now on (any thread): new handshakes and every later message are
+  // checked against it; consumers whose key stays admitted to subscribe keep their connection
+  // and get its grants, the others are sent NotPermitted. Ignored when insecure.
+  void ReplaceClients(security::ClientList clients);
 
   struct State;
 

@@ -22,6 +22,7 @@ struct ConsumerSession {
   uint64_t number = 0;      // unique per session (replay answers name it)
   std::string peer;         // ZeroMQ routing id
   std::string name;         // durable name, "" for none
+  std::string client_key;   // the client's public key (Z85; "" when insecure)
   ConsumerFilter filter;
   uint64_t cursor = 0;      // through_id of the last Events (or start_after)
   uint64_t acked = 0;

@@ -8,6 +8,7 @@
 #include "bus/bus_names.h"
 #include "bus/jetstream_link.h"
 #include "bus/nats_bus.h"
+#include "bus/retry_log.h"
 #include "wire/wire_messages.h"
 
 namespace fathom::bus {
@@ -49,6 +50,8 @@ class NatsPublisher final : public EventSink {
                            uint64_t from, uint64_t to);
   Status Connected();
   Status Retry(const Status& failure, std::string_view doing);
+  // An answer from the bus: the backoff starts over, and recovery after failures is logged.
+  void Answered();
 
   PublisherOptions options_;
   std::string subject_;
@@ -58,7 +61,7 @@ class NatsPublisher final : public EventSink {
   uint64_t committed_ = 0;  // to_position of the last batch whose every part is acknowledged
   int64_t max_payload_ = 0;
   size_t max_frame_ = 0;
-  uint64_t failures_ = 0;
+  internal::RetryLog retry_log_;
 };
 
 Status NatsPublisher::Connected() {
@@ -73,16 +76,16 @@ Status NatsPublisher::Connected() {
 }
 
 // Decides after a failed attempt: a permanent failure or Stop() ends the attempts; anything
-// else is logged (the first time and then every 20th) and waited out with backoff.
+// else is logged (at growing intervals, retry_log.h) and waited out with backoff.
 Status NatsPublisher::Retry(const Status& failure, std::string_view doing) {
   if (internal::IsPermanent(failure)) return failure;
   if (link_.closed()) {
     return Status::Error(fmt::format("{} for collector '{}' stopped before an acknowledgement ({})", doing,
                                      options_.collector, failure.message()));
   }
-  if (failures_++ % 20 == 0) {
-    spdlog::warn("{} for collector '{}' failed, retrying with backoff: {}", doing, options_.collector,
-                 failure.message());
+  if (retry_log_.Failed()) {
+    spdlog::warn("{} for collector '{}' failed, retrying with backoff ({} attempt{} failed so far): {}", doing,
+                 options_.collector, retry_log_.failures(), retry_log_.failures() == 1 ? "" : "s", failure.message());
   }
   stream_ready_ = false;
   if (!link_.Backoff(options_.max_backoff)) {
@@ -90,6 +93,14 @@ Status NatsPublisher::Retry(const Status& failure, std::string_view doing) {
                                      options_.collector, failure.message()));
   }
   return Status::Ok();
+}
+
+void NatsPublisher::Answered() {
+  link_.ResetBackoff();
+  const uint64_t failed = retry_log_.Succeeded();
+  if (failed > 0) {
+    spdlog::info("NATS answers collector '{}' again after {} failed attempts", options_.collector, failed);
+  }
 }
 
 Result<NatsPtr<natsMsg>> NatsPublisher::LastMessage() {
@@ -149,7 +160,7 @@ Status NatsPublisher::LoadPosition() {
       if (last.ok()) {
         committed_ = last.value();
         position_loaded_ = true;
-        link_.ResetBackoff();
+        Answered();
         break;
       }
       s = last.status();
@@ -167,8 +178,7 @@ Result<uint64_t> NatsPublisher::Publish(const std::string& frame, const std::str
     if (s.ok() && attempted) {
       auto stored = StoredAs(msg_id);
       if (stored.ok() && stored.value() != 0) {
-        link_.ResetBackoff();
-        failures_ = 0;
+        Answered();
         return stored.value();
       }
       s = stored.status();
@@ -185,9 +195,7 @@ Result<uint64_t> NatsPublisher::Publish(const std::string& frame, const std::str
       natsStatus ps = js_PublishMsg(&raw_ack, link_.js(), msg.value().get(), &po, &jerr);
       NatsPtr<jsPubAck> ack(raw_ack);
       if (ps == NATS_OK) {
-        link_.ResetBackoff();
-        if (failures_ > 0) spdlog::info("publishing for collector '{}' to NATS resumed", options_.collector);
-        failures_ = 0;
+        Answered();
         return ack->Sequence;
       }
       const std::string which = part == nullptr ? std::string() : fmt::format(" part {} of {}", part->part, part->parts);

@@ -15,13 +15,13 @@
 #include <algorithm>
 #include <deque>
 #include <map>
-#include <thread>
 
 #include "bus/batch_parts.h"
 #include "bus/bus_names.h"
 #include "bus/jetstream_link.h"
 #include "bus/nats_bus.h"
 #include "bus/path_selection.h"
+#include "bus/retry_log.h"
 #include "wire/wire_messages.h"
 
 namespace fathom::bus {
@@ -56,8 +56,15 @@ class NatsSubscriber final : public Subscriber {
     }
   }
 
+  // Connects, finds where delivery starts and creates the consumer; until it succeeds, Next()
+  // tries again (within its timeout).
   Status Open();
   Status Next(std::vector<Event>& out, std::chrono::milliseconds timeout) override;
+  bool answered() const override { return opened_; }
+  // Logs a temporary failure (at growing intervals, see retry_log.h).
+  void LogRetry(const Status& failure);
+  // Logs that the bus answers again after failures.
+  void LogRecovered();
   Status Acknowledge(uint64_t id) override;
   void Stop() override { link_.Close(); }
 
@@ -100,7 +107,9 @@ class NatsSubscriber final : public Subscriber {
   JetStreamLink link_;
   NatsPtr<natsSubscription> sub_;
   std::string consumer_;
+  bool opened_ = false;
   bool consumer_ok_ = false;
+  internal::RetryLog retry_log_;
   uint64_t last_seq_ = 0;           // highest stream sequence processed (or skipped by the start)
   uint64_t last_id_ = 0;            // every id through this one was delivered or filtered out
   uint64_t last_delivered_id_ = 0;  // the last id handed to the caller
@@ -144,7 +153,21 @@ Status NatsSubscriber::Open() {
   }
   acked_seq_ = start_seq - 1;
   last_delivered_id_ = last_id_;
-  return CreateConsumer(start_seq);
+  FATHOM_RETURN_IF_ERROR(CreateConsumer(start_seq));
+  opened_ = true;
+  return Status::Ok();
+}
+
+void NatsSubscriber::LogRetry(const Status& failure) {
+  if (!retry_log_.Failed()) return;
+  spdlog::warn("NATS subscription: {}; retrying ({} attempt{} failed so far)", failure.message(),
+               retry_log_.failures(), retry_log_.failures() == 1 ? "" : "s");
+}
+
+void NatsSubscriber::LogRecovered() {
+  link_.ResetBackoff();
+  const uint64_t failed = retry_log_.Succeeded();
+  if (failed > 0) spdlog::info("NATS subscription to {} works again after {} failed attempts", link_.servers_text(), failed);
 }
 
 Status NatsSubscriber::CreateConsumer(uint64_t start_seq) {
@@ -305,14 +328,14 @@ Result<NatsPtr<natsMsg>> NatsSubscriber::GetStoredMessage(uint64_t seq, const st
       natsStatus gs = js_GetMsg(&raw, link_.js(), options_.bus.stream.c_str(), seq, nullptr, &jerr);
       NatsPtr<natsMsg> msg(raw);
       if (gs == NATS_OK) {
-        link_.ResetBackoff();
+        LogRecovered();
         return msg;
       }
       if (jerr == JSNoMessageFoundErr) return NatsPtr<natsMsg>();
       s = NatsFailure(what, gs, jerr);
     }
     if (internal::IsPermanent(s)) return s;
-    spdlog::warn("NATS subscription: {}; retrying", s.message());
+    LogRetry(s);
     if (!link_.Backoff(std::chrono::milliseconds(1000))) return StoppedError();
   }
 }
@@ -375,7 +398,7 @@ Status NatsSubscriber::Next(std::vector<Event>& out, std::chrono::milliseconds t
   const size_t before = out.size();
   for (;;) {
     if (link_.closed()) return StoppedError();
-    Status s = consumer_ok_ ? Status::Ok() : Recover();
+    Status s = !opened_ ? Open() : consumer_ok_ ? Status::Ok() : Recover();
     if (s.ok()) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       internal::MsgList list;
@@ -383,7 +406,7 @@ Status NatsSubscriber::Next(std::vector<Event>& out, std::chrono::milliseconds t
       natsStatus fs = natsSubscription_Fetch(list.get(), sub_.get(), kFetchMessages,
                                              std::max<int64_t>(left.count(), 1), &jerr);
       if (fs == NATS_OK) {
-        link_.ResetBackoff();
+        LogRecovered();
         for (int i = 0; i < list.size(); ++i) {
           Status p = Process(list[i], out);
           if (!p.ok()) {
@@ -396,6 +419,7 @@ Status NatsSubscriber::Next(std::vector<Event>& out, std::chrono::milliseconds t
         continue;  // only events outside the selection: keep reading until the deadline
       }
       if (fs == NATS_TIMEOUT) {
+        LogRecovered();
         if (std::chrono::steady_clock::now() - last_check_ < kConsumerCheckEvery) return Status::Ok();
         // Idle for a while: make sure the consumer still exists (its server may have died).
         last_check_ = std::chrono::steady_clock::now();
@@ -414,9 +438,10 @@ Status NatsSubscriber::Next(std::vector<Event>& out, std::chrono::milliseconds t
     }
     if (link_.closed()) return StoppedError();
     if (internal::IsPermanent(s)) return s;
-    spdlog::warn("NATS subscription: {}; retrying", s.message());
-    if (std::chrono::steady_clock::now() >= deadline) return Status::Ok();
-    if (!link_.Backoff(std::chrono::milliseconds(1000))) return StoppedError();
+    LogRetry(s);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return Status::Ok();
+    if (!link_.Backoff(std::min(left, std::chrono::milliseconds(1000)))) return StoppedError();
   }
 }
 
@@ -454,19 +479,15 @@ Result<std::unique_ptr<Subscriber>> OpenNatsSubscriber(const SubscribeOptions& o
     return Status::Error(fmt::format("durable name '{}' may not hold '.', '*', '>' or white space on a NATS bus",
                                      options.name));
   }
-  // A cluster that lost its metadata leader creates no consumer until it elected another,
-  // which takes seconds on a busy machine: temporary failures are retried for kOpenPatience
-  // before the last one is reported.
-  constexpr auto kOpenPatience = std::chrono::seconds(60);
-  const auto deadline = std::chrono::steady_clock::now() + kOpenPatience;
-  for (;;) {
-    auto subscriber = std::make_unique<NatsSubscriber>(options, servers);
-    Status s = subscriber->Open();
-    if (s.ok()) return std::unique_ptr<Subscriber>(std::move(subscriber));
-    if (internal::IsPermanent(s) || std::chrono::steady_clock::now() >= deadline) return s;
-    spdlog::warn("NATS subscription: {}; retrying", s.message());
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  // One attempt here: a bus that is down (or a cluster electing its metadata leader, which
+  // creates no consumer meanwhile) is tried again by Next() within the caller's timeouts.
+  auto subscriber = std::make_unique<NatsSubscriber>(options, std::move(servers));
+  Status s = subscriber->Open();
+  if (!s.ok()) {
+    if (internal::IsPermanent(s)) return s;
+    subscriber->LogRetry(s);
   }
+  return std::unique_ptr<Subscriber>(std::move(subscriber));
 }
 
 }  // namespace fathom::bus

@@ -1,6 +1,9 @@
 // `fathom aggregate` — receive events from collectors, commit them into one store with global
 // ids, and serve live and replayed events to subscribers (src/aggregator/aggregator.h).
 
+#include <spdlog/spdlog.h>
+#include <signal.h>
+
 #include <mutex>
 
 #include "aggregator/aggregator.h"
@@ -68,6 +71,23 @@ Result<aggregator::AggregatorOptions> BuildOptions(const AggregateArgs& a) {
   return o;
 }
 
+// SIGHUP: the client list is read again and replaces the running one; a list that does not
+// load is reported and the running one kept.
+void ReloadClients(const AggregateArgs& a, aggregator::Aggregator& running) {
+  if (a.insecure) {
+    spdlog::warn("SIGHUP: nothing to reload, the aggregator runs --insecure (no client list)");
+    return;
+  }
+  auto clients = security::ClientList::Load(a.clients);
+  if (!clients.ok()) {
+    spdlog::error("SIGHUP: kept the client list in use; the new {} does not load: {}", a.clients,
+                  clients.status().message());
+    return;
+  }
+  spdlog::info("SIGHUP: read {} ({} clients)", a.clients, clients.value().size());
+  running.ReplaceClients(std::move(clients.value()));
+}
+
 }  // namespace
 
 CommandRunner AddAggregateCommand(CLI::App& app) {
@@ -83,6 +103,8 @@ CommandRunner AddAggregateCommand(CLI::App& app) {
       "      key: mdt0.pub          # or the 40-character public key itself\n"
       "      roles: [collect]       # collect and/or subscribe\n"
       "      paths: [/lustre]       # path prefixes granted (default: /)\n"
+      "SIGHUP reads --clients again: connections of keys still listed are kept, keys no longer "
+      "listed are refused from then on, and a list that does not load is reported and ignored.\n"
       "Stops cleanly on SIGINT/SIGTERM.");
   cmd->add_option("--listen", args->listen, "ZeroMQ endpoint to listen on, e.g. tcp://*:5555")
       ->required()
@@ -118,8 +140,12 @@ CommandRunner AddAggregateCommand(CLI::App& app) {
     std::mutex mu;
     aggregator::Aggregator* running = nullptr;  // guarded by mu
     bool stop = false;                          // guarded by mu
-    SignalWaiter signals([&](int) {
+    SignalWaiter signals([&](int signal) {
       std::lock_guard lock(mu);
+      if (signal == SIGHUP) {
+        if (running != nullptr) ReloadClients(*args, *running);
+        return;
+      }
       stop = true;
       if (running != nullptr) running->Stop();
     });

@@ -78,6 +78,8 @@ std::string CommandNames(const CLI::App& app) {
   return out;
 }
 
+std::string TimeLimitText(double seconds) { return fmt::format("{:g} s", seconds); }
+
 int Fail(const std::string& command, const std::string& message, int code) {
   std::fprintf(stderr, "fathom %s: %s\n", command.c_str(), message.c_str());
   return code;

@@ -40,6 +40,8 @@ void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus,
 std::optional<std::string> UnknownCommand(const CLI::App& app, int argc, char** argv);
 // "watch, events, ..." in the order they were added.
 std::string CommandNames(const CLI::App& app);
+// A -t value as written in messages: "2 s", "0.5 s".
+std::string TimeLimitText(double seconds);
 // Prints "fathom <cmd>: <message>" to stderr and returns `code`.
 int Fail(const std::string& command, const std::string& message, int code);
 

@@ -4,6 +4,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
@@ -31,6 +35,41 @@ struct CollectArgs {
   double timeout = 0;
 };
 
+// Calls `expire` once `limit` has passed (never for 0) unless destroyed before: -t must end a
+// collector also while the far end is unreachable, when the pipeline waits for its answer.
+class TimeLimit {
+ public:
+  TimeLimit(std::chrono::milliseconds limit, std::function<void()> expire) {
+    if (limit.count() <= 0) return;
+    thread_ = std::thread([this, limit, expire = std::move(expire)] {
+      std::unique_lock lock(mu_);
+      if (cv_.wait_for(lock, limit, [this] { return done_; })) return;
+      expired_ = true;
+      lock.unlock();
+      expire();
+    });
+  }
+  ~TimeLimit() {
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  bool expired() const {
+    std::lock_guard lock(mu_);
+    return expired_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;     // guarded by mu_
+  bool expired_ = false;  // guarded by mu_
+  std::thread thread_;
+};
+
 std::string HostName() {
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) != 0) return "localhost";
@@ -47,7 +86,6 @@ int RunCollect(const CollectArgs& args) {
   if (!applied.ok()) return Fail("collect", applied.message(), kExitUsage);
   options.out = nullptr;
   options.max_count = args.max_count;
-  options.timeout = std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
 
   PublisherOptions publisher_options;
   publisher_options.endpoint = args.to.empty() ? args.bus : args.to;
@@ -72,11 +110,20 @@ int RunCollect(const CollectArgs& args) {
     stopping = true;
     pipeline.Stop();
   });
+  // Like SIGTERM: what was read gets kStopGrace to be committed.
+  TimeLimit time_limit(std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000)), [&] { pipeline.Stop(); });
   spdlog::info("collecting as '{}' into {}", publisher_options.collector, publisher_options.endpoint);
   SourceRegistry registry;
   RegisterBuiltinSources(registry);
   auto summary = pipeline.Run(registry);
   if (!summary.ok()) {
+    if (time_limit.expired() && !stopping) {
+      return Fail("collect",
+                  "the time limit (-t " + TimeLimitText(args.timeout) + ") passed before " +
+                      publisher_options.endpoint + " took every event (" + summary.status().message() +
+                      "): check the address and that it is running",
+                  kExitFailure);
+    }
     if (stopping) {
       spdlog::info("stopped: {}; a restarted collector resumes from the position the far end holds",
                    summary.status().message());

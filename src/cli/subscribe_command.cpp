@@ -96,11 +96,13 @@ int RunSubscribe(const SubscribeArgs& args) {
   std::string text;
   std::vector<Event> events;
   Status status;
+  bool timed_out = false;
   while (args.count == 0 || printed < args.count) {
     auto wait = std::chrono::milliseconds(1000);
     if (limit.count() > 0) {
       const auto left = limit - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-      if (left.count() <= 0) break;
+      timed_out = left.count() <= 0;
+      if (timed_out) break;
       wait = std::min(wait, left);
     }
     events.clear();
@@ -117,6 +119,13 @@ int RunSubscribe(const SubscribeArgs& args) {
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
   if (!status.ok() && !stopping) return Fail("subscribe", status.message(), kExitFailure);
+  if (timed_out && !(*subscriber)->answered()) {
+    return Fail("subscribe",
+                (args.bus.empty() ? "the aggregator at " + args.from : "the NATS bus at " + args.bus) +
+                    " did not answer within the time limit (-t " + TimeLimitText(args.timeout) +
+                    "): check the address and that it is running",
+                kExitFailure);
+  }
   spdlog::info("stopped: {} events printed", printed);
   return kExitOk;
 }

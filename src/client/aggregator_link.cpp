@@ -115,9 +115,22 @@ Status AggregatorLink::HandleMonitorEvent(uint16_t event, uint32_t value) {
       spdlog::warn("the aggregator at {} could not check this client's key now (status {}); retrying",
                    options_.endpoint, value);
       return Status::Ok();
+    case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
+      // The greetings name different mechanisms: one side uses CURVE, the other does not.
+      // Retrying cannot cure it, so the first such answer says what to change.
+      if (value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH) {
+        if (options_.keys.public_key.empty()) {
+          return Status::Error("the aggregator at " + options_.endpoint +
+                               " requires CURVE: give --key CLIENT.key and --server-key SERVER.pub "
+                               "(the aggregator's public key) instead of --insecure");
+        }
+        return Status::Error("the aggregator at " + options_.endpoint +
+                             " runs without CURVE (--insecure): drop --key and --server-key and "
+                             "give --insecure, or start the aggregator with --key and --clients");
+      }
+      [[fallthrough]];
     case ZMQ_EVENT_DISCONNECTED:
     case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
-    case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
       if (!handshake_pending_ && event == ZMQ_EVENT_DISCONNECTED) return Status::Ok();
       handshake_pending_ = false;
       if (++failed_handshakes_ < kMaxFailedHandshakes) return Status::Ok();

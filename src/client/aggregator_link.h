@@ -3,8 +3,9 @@
 //
 // Sends and receives whole wire messages (one frame each). A socket monitor tells the owner
 // of every completed handshake (handshakes() grows on each connection and reconnection, so a
-// restarted aggregator is noticed at once) and turns a refusal of the client's keys into an
-// error instead of endless retries. Reconnect() replaces the socket: the aggregator then sees
+// restarted aggregator is noticed at once) and turns a refusal of the client's keys, and a
+// security mechanism that differs from the aggregator's (CURVE on one side only), into an
+// error saying what to change instead of endless retries. Reconnect() replaces the socket: the aggregator then sees
 // a new peer. Every wait polls in short slices and ends with an error once `stop` is set.
 // Owned by one publisher or subscriber and used from its one thread.
 #pragma once

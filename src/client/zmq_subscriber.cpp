@@ -84,6 +84,7 @@ Status ZmqSubscriber::Handle(wire::Message& message, std::vector<Event>& out) {
   if (auto* subscribed = std::get_if<wire::Subscribed>(&message)) {
     if (subscribed_) return Status::Ok();  // answers an earlier Subscribe; ranges will not match
     subscribed_ = true;
+    answered_ = true;
     subscribe_pending_ = false;
     has_position_ = true;
     last_id_ = subscribed->start_after;

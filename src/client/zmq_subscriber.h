@@ -27,6 +27,7 @@ class ZmqSubscriber final : public Subscriber {
 
   Status Next(std::vector<Event>& out, std::chrono::milliseconds timeout) override;
   Status Acknowledge(uint64_t id) override;
+  bool answered() const override { return answered_; }
   void Stop() override { stop_.store(true); }
 
  private:
@@ -58,6 +59,7 @@ class ZmqSubscriber final : public Subscriber {
   Clock::time_point last_message_{};                // latest message of the current subscription
   uint64_t handshakes_seen_ = 0;
   bool unreachable_logged_ = false;
+  bool answered_ = false;  // a Subscribed came at least once
 
   uint64_t acked_ = 0;           // highest id the application acknowledged
   uint64_t ack_sent_ = 0;        // highest id sent in an Ack

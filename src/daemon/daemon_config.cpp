@@ -65,17 +65,23 @@ Result<RoleSpec> MakeRole(const std::string& role, const std::string& label, con
       return Status::Error(Where(origin, entry.first) + ": unknown option '" + key + "' for " +
                            label + " (known: " + Join(allowed) + ")");
     }
+    auto note = [&](const YAML::Node& at, const std::string& text) {
+      spec.values.push_back({key, text, at.Mark().line + 1});
+    };
     if (key == "output" || key == "paths") {
       if (key == "output") {
         FATHOM_ASSIGN_OR_RETURN(spec.output, Scalar(value, origin, key));
+        note(value, spec.output);
         continue;
       }
       if (value.IsScalar()) {
         paths.push_back(value.Scalar());
+        note(value, value.Scalar());
       } else if (value.IsSequence()) {
         for (const auto& item : value) {
           FATHOM_ASSIGN_OR_RETURN(std::string path, Scalar(item, origin, key));
           paths.push_back(path);
+          note(item, path);
         }
       } else {
         return Status::Error(Where(origin, value) + ": 'paths' must be a path or a list of paths");
@@ -87,9 +93,11 @@ Result<RoleSpec> MakeRole(const std::string& role, const std::string& label, con
       for (const auto& item : value) {
         FATHOM_ASSIGN_OR_RETURN(std::string text, Scalar(item, origin, key));
         spec.args.insert(spec.args.end(), {option, text});
+        note(item, text);
       }
     } else if (value.IsScalar()) {
       const std::string& text = value.Scalar();
+      note(value, text);
       if (text == "true") {
         spec.args.push_back(option);
       } else if (text != "false") {

@@ -26,11 +26,20 @@
 
 namespace fathom::daemon {
 
+// One value of a role's option as configured: "key: server.key" at line 4 (a list gives one
+// RoleValue per item; collectors' paths come as key "paths").
+struct RoleValue {
+  std::string key;
+  std::string value;
+  int line = 0;
+};
+
 struct RoleSpec {
   std::string label;              // "aggregate", "collect[1]", "subscribe[0]"
   std::vector<std::string> args;  // the fathom command line after the program name
   std::string output;             // file receiving the role's stdout ("" = fathomd's stdout)
   int line = 0;                   // where the role is configured
+  std::vector<RoleValue> values;  // every configured value with its line, in file order
 };
 
 struct DaemonConfig {

@@ -2,12 +2,14 @@
 // keeps them running (src/daemon/role_supervisor.h).
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
 
 #include "cli/signal_waiter.h"
+#include "daemon/config_check.h"
 #include "daemon/daemon_config.h"
 #include "daemon/role_supervisor.h"
 #include "fathom/config.h"
@@ -35,7 +37,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "fathomd runs fathom's roles — an aggregator, collectors, subscribers — from one YAML file "
       "and restarts any that stops.\nExamples: examples/fathomd/laptop.yaml, "
-      "examples/fathomd/site-4mdt.yaml. Stops every role on SIGINT/SIGTERM."};
+      "examples/fathomd/site-4mdt.yaml. Stops every role on SIGINT/SIGTERM; passes SIGHUP on to "
+      "the aggregator, which reads its client list again."};
   app.set_version_flag("--version", std::string("fathomd ") + FATHOM_VERSION);
   std::string config_path;
   std::string binary;
@@ -43,7 +46,9 @@ int main(int argc, char** argv) {
   app.add_option("-c,--config", config_path, "The configuration file")->required()->type_name("FILE.yaml");
   app.add_option("--fathom", binary, "The fathom executable to run roles with (default: beside fathomd)")
       ->type_name("PATH");
-  app.add_flag("--check", check, "Check the configuration, print each role's command line and exit");
+  app.add_flag("--check", check,
+               "Check the configuration and the files it names (keys, client lists, store and output "
+               "directories, watched paths), print each role's command line and exit (2 on a problem)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -56,6 +61,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (check) {
+    const auto problems = fathom::daemon::CheckRoleFiles(config.value(), config_path);
+    for (const auto& problem : problems) spdlog::error("{}", problem);
+    if (!problems.empty()) return 2;
     for (const auto& role : config.value().roles) {
       std::string line = role.label + ": fathom";
       for (const auto& a : role.args) line += " " + a;
@@ -66,7 +74,13 @@ int main(int argc, char** argv) {
   }
   if (binary.empty()) binary = FathomBinary();
   fathom::daemon::RoleSupervisor supervisor(std::move(config.value()), binary);
-  fathom::cli::SignalWaiter signals([&](int) { supervisor.Stop(); });
+  fathom::cli::SignalWaiter signals([&](int signal) {
+    if (signal == SIGHUP) {
+      supervisor.Reload();
+    } else {
+      supervisor.Stop();
+    }
+  });
   fathom::Status status = supervisor.Run();
   if (!status.ok()) {
     spdlog::error("{}", status.message());

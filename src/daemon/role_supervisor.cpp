@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <thread>
+#include <utility>
 
 namespace fathom::daemon {
 namespace {
@@ -46,6 +47,14 @@ void RoleSupervisor::Stop() {
   {
     std::lock_guard lock(mu_);
     stop_ = true;
+  }
+  cv_.notify_all();
+}
+
+void RoleSupervisor::Reload() {
+  {
+    std::lock_guard lock(mu_);
+    reload_ = true;
   }
   cv_.notify_all();
 }
@@ -138,9 +147,16 @@ Status RoleSupervisor::Run() {
   for (const auto& spec : config_.roles) children.push_back(Child{spec});
   Status status;
   for (;;) {
+    bool reload = false;
     {
       std::unique_lock lock(mu_);
       if (stop_) break;
+      reload = std::exchange(reload_, false);
+    }
+    for (const auto& child : children) {
+      if (!reload || child.pid <= 0 || child.spec.args.empty() || child.spec.args.front() != "aggregate") continue;
+      spdlog::info("SIGHUP: passed on to {} (pid {})", child.spec.label, child.pid);
+      kill(child.pid, SIGHUP);
     }
     status = Reap(children);
     if (!status.ok()) break;
@@ -152,7 +168,7 @@ Status RoleSupervisor::Run() {
     }
     if (!status.ok()) break;
     std::unique_lock lock(mu_);
-    cv_.wait_for(lock, kPoll, [this] { return stop_; });
+    cv_.wait_for(lock, kPoll, [this] { return stop_ || reload_; });
   }
   TerminateAll(children);
   return status;

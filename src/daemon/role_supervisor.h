@@ -9,7 +9,8 @@
 // positions the aggregator holds. A role that exits with the usage status (2) within its
 // first seconds has a configuration error: Run() stops every role and fails naming it.
 // Stop() (any thread) sends SIGTERM to every role, waits up to 10 s and then kills what is
-// left; Run() returns once all have exited. One Run() per object.
+// left; Run() returns once all have exited. Reload() (any thread) passes SIGHUP on to the
+// aggregate role, which reads its client list again. One Run() per object.
 #pragma once
 
 #include <sys/types.h>
@@ -31,6 +32,7 @@ class RoleSupervisor {
   RoleSupervisor(DaemonConfig config, std::string fathom_binary);
   Status Run();
   void Stop();
+  void Reload();
 
  private:
   struct Child {
@@ -50,7 +52,8 @@ class RoleSupervisor {
   std::string binary_;
   std::mutex mu_;
   std::condition_variable cv_;
-  bool stop_ = false;  // guarded by mu_
+  bool stop_ = false;    // guarded by mu_
+  bool reload_ = false;  // guarded by mu_
 };
 
 }  // namespace fathom::daemon

@@ -38,7 +38,7 @@ void Reply(void* socket, const std::string& request_id, const char* code, const 
 
 }  // namespace
 
-Result<std::unique_ptr<ZapHandler>> ZapHandler::Start(void* context, const ClientList& clients) {
+Result<std::unique_ptr<ZapHandler>> ZapHandler::Start(void* context, const SharedClientList& clients) {
   FATHOM_ASSIGN_OR_RETURN(ZmqSocket socket,
                           ZmqSocket::Open(context, ZMQ_REP, "authentication (ZAP)"));
   if (zmq_bind(socket.get(), "inproc://zeromq.zap.01") != 0) {
@@ -47,7 +47,7 @@ Result<std::unique_ptr<ZapHandler>> ZapHandler::Start(void* context, const Clien
   return std::unique_ptr<ZapHandler>(new ZapHandler(std::move(socket), clients));
 }
 
-ZapHandler::ZapHandler(ZmqSocket socket, const ClientList& clients)
+ZapHandler::ZapHandler(ZmqSocket socket, const SharedClientList& clients)
     : socket_(std::move(socket)), clients_(clients), thread_([this] {
         NameThisThread("zap");
         Serve();
@@ -92,7 +92,7 @@ void ZapHandler::Answer() {
   char z85[41] = {};
   zmq_z85_encode(z85, reinterpret_cast<const uint8_t*>(f[6].data()), kCurveKeyBytes);
   const std::string key(z85);
-  if (clients_.Find(key) != nullptr) {
+  if (clients_.Current()->Find(key) != nullptr) {
     Reply(socket_.get(), request_id, "200", "OK", key);
     return;
   }

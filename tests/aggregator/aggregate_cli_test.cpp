@@ -41,17 +41,7 @@ TEST(AggregateCliTest, AggregateServesAKeyedCollectorAndStopsOnSigterm) {
   ASSERT_EQ(testing::Run({FathomBinary(), "keygen", "-o", dir / "mdt0"}).exit_code, 0);
   std::ofstream(dir / "clients.yaml") << "clients:\n  - name: mdt0\n    key: mdt0.pub\n"
                                          "    roles: [collect]\n";
-  // A port picked by binding and releasing it.
-  std::string endpoint;
-  {
-    aggregator::AggregatorOptions o;
-    o.listen = "tcp://127.0.0.1:*";
-    o.insecure = true;
-    o.store.path = dir / "probe.db";
-    auto probe = aggregator::Aggregator::Create(o);
-    ASSERT_TRUE(probe.ok());
-    endpoint = probe.value()->endpoint();
-  }
+  const std::string endpoint = FreeLoopbackEndpoint(dir.path());
   Subprocess agg({FathomBinary(), "aggregate", "--listen", endpoint, "--store",
                   "sqlite:" + (dir / "events.db"), "--key", dir / "server.key", "--clients",
                   dir / "clients.yaml", "--stats-interval", "1"});
@@ -65,6 +55,42 @@ TEST(AggregateCliTest, AggregateServesAKeyedCollectorAndStopsOnSigterm) {
   EXPECT_TRUE(agg.WaitForStderr("\"events_committed\":2", 5s)) << agg.stderr_text();
   agg.Signal(SIGTERM);
   EXPECT_EQ(agg.Wait(), 0) << agg.stderr_text();
+}
+
+// A client with --insecure against a CURVE aggregator, and one with keys against an insecure
+// aggregator, are told at once which side to change (not that the aggregator is unreachable).
+TEST(AggregateCliTest, ClientAndAggregatorDisagreeingOnCurveAreToldWhatToChange) {
+  TempDir dir;
+  TestKeys keys;
+  ASSERT_TRUE(security::WriteKeyFiles(keys.reader, dir / "reader").ok());
+  ASSERT_TRUE(security::WriteKeyFiles(keys.server, dir / "server").ok());
+  {
+    TestAggregator secure(SecureOptions(keys, dir / "secure.db"));
+    auto run = testing::Run({FathomBinary(), "subscribe", "--from", secure.endpoint(), "--insecure", "-t", "20"}, 40s);
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_NE(run.err.find("the aggregator at " + secure.endpoint() +
+                           " requires CURVE: give --key CLIENT.key and --server-key SERVER.pub"),
+              std::string::npos)
+        << run.err;
+  }
+  aggregator::AggregatorOptions o;
+  o.listen = "tcp://127.0.0.1:*";
+  o.insecure = true;
+  o.store.path = dir / "insecure.db";
+  TestAggregator insecure(o);
+  for (const char* command : {"subscribe", "collect"}) {
+    std::vector<std::string> argv{FathomBinary(), command};
+    if (std::string(command) == "collect") argv.insert(argv.end(), {"-r", dir.path(), "--name", "tree", "--to"});
+    else argv.push_back("--from");
+    argv.insert(argv.end(), {insecure.endpoint(), "--key", dir / "reader.key", "--server-key", dir / "server.pub",
+                             "-t", "20"});
+    auto run = testing::Run(argv, 40s);
+    EXPECT_EQ(run.exit_code, 1) << command << ": " << run.err;
+    EXPECT_NE(run.err.find("the aggregator at " + insecure.endpoint() +
+                           " runs without CURVE (--insecure): drop --key and --server-key"),
+              std::string::npos)
+        << command << ": " << run.err;
+  }
 }
 
 }  // namespace

@@ -48,6 +48,16 @@ aggregator::AggregatorOptions SecureOptions(const TestKeys& keys, const std::str
   return o;
 }
 
+std::string FreeLoopbackEndpoint(const std::string& scratch_dir) {
+  aggregator::AggregatorOptions o;
+  o.listen = "tcp://127.0.0.1:*";
+  o.insecure = true;
+  o.store.path = scratch_dir + "/probe.db";
+  auto probe = aggregator::Aggregator::Create(o);
+  EXPECT_TRUE(probe.ok()) << probe.status().message();
+  return probe.ok() ? probe.value()->endpoint() : std::string();
+}
+
 TestAggregator::TestAggregator(aggregator::AggregatorOptions options) {
   auto created = aggregator::Aggregator::Create(std::move(options));
   if (!created.ok()) {

@@ -51,6 +51,10 @@ class TestAggregator {
 aggregator::AggregatorOptions SecureOptions(const TestKeys& keys, const std::string& store_path,
                                             const std::string& listen = "tcp://127.0.0.1:*");
 
+// A free loopback endpoint ("tcp://127.0.0.1:PORT"), picked by binding and releasing it, for
+// an aggregator started as a separate process.
+std::string FreeLoopbackEndpoint(const std::string& scratch_dir);
+
 // A DEALER socket, CURVE client when keys are given.
 class RawClient {
  public:

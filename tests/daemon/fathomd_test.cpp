@@ -7,9 +7,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "support/subprocess.h"
@@ -174,11 +176,87 @@ TEST_F(Fathomd, ARoleThatRefusesItsOptionsStopsEverythingNamingIt) {
   EXPECT_NE(r.err.find("bad --source 'bogus:/nowhere'"), std::string::npos) << r.err;
 }
 
-TEST(FathomdExamples, ShippedConfigurationsAreValid) {
+TEST_F(Fathomd, SighupReachesTheAggregatorWhichReloadsItsClientsAndEverythingRunsOn) {
+  WriteConfig("");
+  Subprocess daemon({kFathomd, "--config", dir_ / "fathomd.yaml", "--fathom", FathomBinary()});
+  ASSERT_TRUE(daemon.WaitForStderr("aggregating on", 20s)) << daemon.stderr_text();
+  const pid_t aggregator = PidOf(daemon.stderr_text(), "aggregate");
+  daemon.Signal(SIGHUP);
+  ASSERT_TRUE(daemon.WaitForStderr("client list replaced: 1 clients admitted", 20s)) << daemon.stderr_text();
+  EXPECT_NE(daemon.stderr_text().find("SIGHUP: passed on to aggregate (pid " + std::to_string(aggregator) + ")"),
+            std::string::npos)
+      << daemon.stderr_text();
+  EXPECT_TRUE(Alive(aggregator));
+  daemon.Signal(SIGTERM);
+  EXPECT_EQ(daemon.Wait(), 0) << daemon.stderr_text();
+  EXPECT_EQ(daemon.stderr_text().find("aggregate exited"), std::string::npos) << daemon.stderr_text();
+}
+
+TEST_F(Fathomd, CheckNamesEveryMissingOrUnusableFileWithItsLineAndRole) {
+  WriteConfig("");
+  auto good = testing::Run({kFathomd, "--check", "--config", dir_ / "fathomd.yaml"});
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_NE(good.out.find("aggregate: fathom aggregate"), std::string::npos) << good.out;
+
+  const std::string config = dir_ / "bad.yaml";
+  std::ofstream(config) << "aggregate:\n"                          // 1
+                           "  listen: tcp://127.0.0.1:7400\n"      // 2
+                           "  store: sqlite:nowhere/events.db\n"   // 3
+                           "  key: missing.key\n"                  // 4
+                           "  clients: missing-clients.yaml\n"     // 5
+                           "collect:\n"                            // 6
+                           "  - paths: [/nonexistent/tree]\n"      // 7
+                           "    to: tcp://127.0.0.1:7400\n"        // 8
+                           "    key: server.pub\n"                 // 9
+                           "    server-key: missing.pub\n"         // 10
+                           "subscribe:\n"                          // 11
+                           "  - from: tcp://127.0.0.1:7400\n"      // 12
+                           "    key: client.key\n"                 // 13
+                           "    server-key: server.pub\n"          // 14
+                           "    output: nowhere/out.jsonl\n";      // 15
+  auto bad = testing::Run({kFathomd, "--check", "--config", config});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_EQ(bad.out, "");
+  const std::string nowhere = dir_ / "nowhere";
+  for (const std::string& expected :
+       {config + ":3: aggregate: store sqlite:nowhere/events.db: its directory " + nowhere + " does not exist",
+        config + ":4: aggregate: key missing.key: ", config + ":5: aggregate: clients missing-clients.yaml: ",
+        config + ":7: collect[0]: paths /nonexistent/tree: does not exist",
+        config + ":9: collect[0]: key server.pub: holds only a public key",
+        config + ":10: collect[0]: server-key missing.pub: ",
+        config + ":15: subscribe[0]: output nowhere/out.jsonl: its directory " + nowhere + " does not exist"}) {
+    EXPECT_NE(bad.err.find("fathomd: " + expected), std::string::npos) << expected << "\n" << bad.err;
+  }
+  size_t lines = 0;
+  for (size_t at = bad.err.find("fathomd: "); at != std::string::npos; at = bad.err.find("fathomd: ", at + 1)) ++lines;
+  EXPECT_EQ(lines, 7u) << bad.err;
+}
+
+// The shipped examples, copied with the keys they name: what --check reports is only the
+// site's own paths (the watched tree, the Lustre mount, /var directories), never a key file.
+TEST(FathomdExamples, ShippedConfigurationsNeedOnlyTheirKeysAndTheSitesPaths) {
+  TempDir dir;
+  for (const char* name : {"laptop.yaml", "site-4mdt.yaml", "clients-laptop.yaml", "clients-site.yaml"}) {
+    std::filesystem::copy_file(std::string(FATHOM_SOURCE_DIR "/examples/fathomd/") + name, dir / name);
+  }
+  for (const char* key : {"server", "laptop", "aggregator", "collector", "archiver"}) {
+    ASSERT_EQ(testing::Run({FathomBinary(), "keygen", "-o", dir / key}).exit_code, 0);
+  }
   for (const char* example : {"laptop.yaml", "site-4mdt.yaml"}) {
-    auto r = testing::Run({kFathomd, "--check", "--config", std::string(FATHOM_SOURCE_DIR "/examples/fathomd/") + example});
-    EXPECT_EQ(r.exit_code, 0) << example << ": " << r.err;
-    EXPECT_NE(r.out.find("aggregate: fathom aggregate"), std::string::npos) << r.out;
+    auto r = testing::Run({kFathomd, "--check", "--config", dir / example});
+    std::istringstream err(r.err);
+    std::string line;
+    while (std::getline(err, line)) {
+      const bool site_path = line.find(": paths /home/me: ") != std::string::npos ||
+                             line.find(": mount /lustre/scratch: ") != std::string::npos ||
+                             line.find(": store sqlite:/var/lib/fathom/") != std::string::npos ||
+                             line.find(": output /var/log/fathom/") != std::string::npos;
+      EXPECT_TRUE(site_path) << example << ": " << line;
+    }
+    if (r.exit_code == 0) {
+      EXPECT_NE(r.out.find("aggregate: fathom aggregate"), std::string::npos) << r.out;
+    }
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 2) << r.exit_code;
   }
 }
 

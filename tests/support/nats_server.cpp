@@ -25,7 +25,8 @@ constexpr const char* kNatsServerPaths[] = {"/usr/sbin/nats-server", "/usr/bin/n
 
 constexpr int kStartAttempts = 5;
 
-// Reserves `n` distinct free loopback ports (all sockets are held until every port is known).
+}  // namespace
+
 std::vector<int> FreePorts(size_t n) {
   std::vector<int> fds;
   std::vector<int> ports;
@@ -47,6 +48,8 @@ std::vector<int> FreePorts(size_t n) {
   for (int fd : fds) close(fd);
   return ports;
 }
+
+namespace {
 
 // GET http://127.0.0.1:port/path; the status code, or 0 when nothing answers.
 int HttpStatus(int port, const std::string& path) {

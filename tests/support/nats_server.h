@@ -20,6 +20,10 @@
 
 namespace fathom::testing {
 
+// Reserves `n` distinct free loopback ports (all sockets are held until every port is known;
+// nothing listens on them afterwards).
+std::vector<int> FreePorts(size_t n);
+
 struct NatsServerOptions {
   int nodes = 1;             // 1: a lone server; more: a cluster of that many nodes
   int64_t max_payload = 0;   // bytes; 0 = the server's default (1 MB)
