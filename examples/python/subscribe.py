@@ -7,7 +7,7 @@ exits non-zero on a permanent refusal. The protocol is specified in docs/protoco
 file follows its section numbers.
 
     subscribe.py --from tcp://HOST:PORT --key client.key --server-key server.pub \\
-                 [--since ID] [--name NAME] [--path PREFIX [-r]] [--count N] [--insecure]
+                 [--since ID] [--name NAME] [--path PREFIX [-r]] [-n N] [--insecure]
 """
 
 import argparse
@@ -333,7 +333,7 @@ def run(args, keys):
                     print_event(event, sys.stdout)
                     delivered = event["id"]
                     printed += 1
-                    if printed == args.count:
+                    if printed == args.max_count:
                         sys.stdout.flush()
                         sock.send(encode_ack(event["id"], args.credit))
                         sock.close()
@@ -365,19 +365,30 @@ def run(args, keys):
         print("subscribe.py: resubscribing (%s): %s" % (where, reason), file=sys.stderr)
 
 
+def whole_number(text):
+    """argparse type: an integer >= 0, as fathom's own options take."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError("'%s' is not a whole number >= 0" % text)
+    return value
+
+
 def main():
     p = argparse.ArgumentParser(description="Print the events of a fathom aggregator as JSON lines.")
     p.add_argument("--from", dest="endpoint", required=True, help="tcp://HOST:PORT of `fathom aggregate`")
     p.add_argument("--key", help="this client's key file (fathom keygen: NAME.key)")
     p.add_argument("--server-key", help="the aggregator's public key: a .pub file or the Z85 key")
     p.add_argument("--insecure", action="store_true", help="plain ZeroMQ without CURVE")
-    p.add_argument("--since", type=int, help="deliver ids after this one")
+    p.add_argument("--since", type=whole_number, help="deliver ids after this one")
     p.add_argument("--name", default="", help="durable consumer name (progress kept by the aggregator)")
-    p.add_argument("--path", default="", help="only events at or under this path")
+    p.add_argument("--path", default="", help="only this path and its direct entries (with -r: everything under it)")
     p.add_argument("-r", "--recursive", action="store_true",
                    help="with --path: the whole subtree, not just the path and its direct entries")
-    p.add_argument("--count", type=int, default=0, help="exit after this many events (0 = never)")
-    p.add_argument("--credit", type=int, default=8192, help="events sent ahead of acknowledgements")
+    p.add_argument("-n", "--max-count", type=whole_number, default=0, help="exit after this many events (0 = never)")
+    p.add_argument("--credit", type=whole_number, default=8192, help="events sent ahead of acknowledgements")
     args = p.parse_args()
 
     keys = {}

@@ -32,12 +32,7 @@ struct AggregateArgs {
 Result<aggregator::AggregatorOptions> BuildOptions(const AggregateArgs& a) {
   aggregator::AggregatorOptions o;
   o.listen = a.listen;
-  constexpr std::string_view kScheme = "sqlite:";
-  if (!a.store.starts_with(kScheme) || a.store.size() == kScheme.size()) {
-    return Status::Error("--store '" + a.store + "': give the store as sqlite:FILE, e.g. "
-                         "--store sqlite:/var/lib/fathom/events.db");
-  }
-  o.store.path = a.store.substr(kScheme.size());
+  FATHOM_ASSIGN_OR_RETURN(o.store.path, StoreFile(a.store));
   o.store.max_events = a.max_events;
   if (!a.max_age.empty()) {
     FATHOM_ASSIGN_OR_RETURN(o.store.max_age, ParseDuration(a.max_age));
@@ -109,9 +104,9 @@ CommandRunner AddAggregateCommand(CLI::App& app) {
   cmd->add_option("--listen", args->listen, "ZeroMQ endpoint to listen on, e.g. tcp://*:5555")
       ->required()
       ->type_name("ENDPOINT");
-  cmd->add_option("--store", args->store, "The event store, e.g. sqlite:/var/lib/fathom/events.db")
+  cmd->add_option("--store", args->store, "The event store, e.g. /var/lib/fathom/events.db")
       ->required()
-      ->type_name("sqlite:FILE");
+      ->type_name("[sqlite:]FILE");
   cmd->add_option("--key", args->key, "The server's key pair file (from `fathom keygen`)")
       ->type_name("FILE.key");
   cmd->add_option("--clients", args->clients, "YAML list of admitted client keys and grants")

@@ -147,7 +147,8 @@ void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus,
       ->default_str("FATHOM");
   cmd.add_option("--replicas", bus.replicas,
                  "JetStream stream replicas when the stream is created (nats:// only)")
-      ->default_str("1");
+      ->default_str("1")
+      ->check(CLI::Range(1, 5));
 }
 
 }  // namespace fathom::cli

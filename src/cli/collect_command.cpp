@@ -159,9 +159,9 @@ CommandRunner AddCollectCommand(CLI::App& app) {
       ->type_name("DURATION");
   cmd->add_option("--max-bytes", args->bus_options.max_bytes,
                   "Stream retention when the collector creates the stream: MaxBytes (nats:// only)")
+      ->check(WholeNumber())
       ->type_name("BYTES");
-  cmd->add_option("-n,--max-count", args->max_count, "Exit after N events")->type_name("N");
-  cmd->add_option("-t,--timeout", args->timeout, "Exit after SECONDS")->type_name("SECONDS");
+  AddLimitOptions(*cmd, args->max_count, args->timeout);
   return [args] { return RunCollect(*args); };
 }
 

@@ -160,8 +160,7 @@ CommandRunner AddSubscribeCommand(CLI::App& app) {
                   "Default: every kind collected. OVERFLOW is always delivered")
       ->type_name("KIND");
   AddFormatOption(*cmd, args->format, "inotify");
-  cmd->add_option("-n,--count", args->count, "Exit after N events")->type_name("N");
-  cmd->add_option("-t,--timeout", args->timeout, "Exit after SECONDS")->type_name("SECONDS");
+  AddLimitOptions(*cmd, args->count, args->timeout);
   AddConnectionOptions(*cmd, args->keys, args->bus_options, "consumer");
   return [args] { return RunSubscribe(*args); };
 }

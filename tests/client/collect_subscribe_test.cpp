@@ -69,7 +69,7 @@ TEST(CollectSubscribe, DurableNameResumesAfterTheLastAcknowledgedId) {
 
   // A clean exit acknowledges what was printed: the next run continues right after it.
   {
-    Subprocess first(env.Subscribe({"--name", "audit", "--since", "0", "--count", "10", "--format", "json"}));
+    Subprocess first(env.Subscribe({"--name", "audit", "--since", "0", "--max-count", "10", "--format", "json"}));
     auto events = ReadJsonEvents(first, 10);
     ASSERT_EQ(events.size(), 10u) << first.stderr_text();
     EXPECT_EQ(events.back().id, 10u);

@@ -224,7 +224,7 @@ TEST_F(PythonSubscribeTest, PrintsReplayedEventsInOrderAndExitsAfterCount) {
   const wire::BatchAck ack = collector.Commit(0, events);
   ASSERT_EQ(ack.last_id - ack.first_id + 1, events.size());
 
-  auto python = Python({"--since", std::to_string(ack.first_id - 1), "--count", "40"});
+  auto python = Python({"--since", std::to_string(ack.first_id - 1), "--max-count", "40"});
   ExpectPrinted(*python, events, ack.first_id);
   EXPECT_EQ(python->Wait(), 0) << python->stderr_text();
 }
@@ -236,7 +236,7 @@ TEST_F(PythonSubscribeTest, PrintsLiveEventsAfterReplayedOnes) {
   const wire::BatchAck ack1 = collector.Commit(0, first);
   ASSERT_EQ(ack1.last_id - ack1.first_id + 1, first.size());
 
-  auto python = Python({"--since", std::to_string(ack1.first_id - 1), "--count", "45"});
+  auto python = Python({"--since", std::to_string(ack1.first_id - 1), "--max-count", "45"});
   ExpectPrinted(*python, first, ack1.first_id);
   const auto second = Events(25, 20);
   const wire::BatchAck ack2 = collector.Commit(20, second);
@@ -252,7 +252,7 @@ TEST_F(PythonSubscribeTest, DurableNameResumesAfterTheAcknowledgedId) {
   const wire::BatchAck ack = collector.Commit(0, events);
 
   auto first = Python({"--name", "archiver", "--since", std::to_string(ack.first_id - 1),
-                       "--count", "10"});
+                       "--max-count", "10"});
   ExpectPrinted(*first, std::vector<Event>(events.begin(), events.begin() + 10), ack.first_id);
   ASSERT_EQ(first->Wait(), 0) << first->stderr_text();
 
@@ -261,7 +261,7 @@ TEST_F(PythonSubscribeTest, DurableNameResumesAfterTheAcknowledgedId) {
   std::optional<std::string> line;
   std::unique_ptr<Subprocess> second;
   while (std::chrono::steady_clock::now() < deadline) {
-    second = Python({"--name", "archiver", "--count", "1"});
+    second = Python({"--name", "archiver", "--max-count", "1"});
     line = second->ReadLine(seconds(10));
     ASSERT_TRUE(line) << second->stderr_text();
     if (nlohmann::json::parse(*line)["id"].get<uint64_t>() == ack.first_id + 10) break;
@@ -278,7 +278,7 @@ TEST_F(PythonSubscribeTest, NameThatIsNotUtf8IsPrintedAsValidJsonWithItsBytesInP
   events[0].path = "/data/d\xff\x80-\xe2\x82";
   const wire::BatchAck ack = collector.Commit(0, events);
 
-  auto python = Python({"--since", std::to_string(ack.first_id - 1), "--count", "1"});
+  auto python = Python({"--since", std::to_string(ack.first_id - 1), "--max-count", "1"});
   auto line = python->ReadLine(seconds(20));
   ASSERT_TRUE(line) << python->stderr_text();
   nlohmann::json json;
@@ -296,7 +296,7 @@ TEST_F(PythonSubscribeTest, PathFilterKeepsOnlyEventsUnderThePrefix) {
   const wire::BatchAck ack = collector.Commit(0, events);
 
   auto python = Python({"--since", std::to_string(ack.first_id - 1), "--path", "/data/exp/run-2",
-                        "-r", "--count", "10"});
+                        "-r", "--max-count", "10"});
   ExpectPrinted(*python, std::vector<Event>(events.begin() + 20, events.begin() + 30),
                 ack.first_id + 20);
   EXPECT_EQ(python->Wait(), 0) << python->stderr_text();
@@ -306,7 +306,7 @@ TEST_F(PythonSubscribeTest, ResubscribesFromItsLastIdWhenTheAggregatorRestarts) 
   StartAggregator(/*insecure=*/false);
   const auto first = Events(15, 0);
   const wire::BatchAck ack1 = Collector().Commit(0, first);
-  auto python = Python({"--since", std::to_string(ack1.first_id - 1), "--count", "35"});
+  auto python = Python({"--since", std::to_string(ack1.first_id - 1), "--max-count", "35"});
   ExpectPrinted(*python, first, ack1.first_id);
 
   RestartAggregator();
@@ -321,7 +321,7 @@ TEST_F(PythonSubscribeTest, ResubscribesFromItsLastIdWhenTheAggregatorRestarts) 
 
 TEST_F(PythonSubscribeTest, KeyWithoutTheSubscribeRoleExitsNonZeroNamingTheRefusal) {
   StartAggregator(/*insecure=*/false);
-  auto python = Python({"--since", "0", "--count", "1"}, "collector");
+  auto python = Python({"--since", "0", "--max-count", "1"}, "collector");
   EXPECT_EQ(python->Wait(), 2);
   EXPECT_NE(python->stderr_text().find("NotPermitted"), std::string::npos) << python->stderr_text();
 }
@@ -331,7 +331,7 @@ TEST_F(PythonSubscribeTest, InsecureClientReadsFromInsecureAggregator) {
   RawCollector collector = Collector();
   const auto events = Events(12, 0);
   const wire::BatchAck ack = collector.Commit(0, events);
-  auto python = Python({"--since", std::to_string(ack.first_id - 1), "--count", "12"});
+  auto python = Python({"--since", std::to_string(ack.first_id - 1), "--max-count", "12"});
   ExpectPrinted(*python, events, ack.first_id);
   EXPECT_EQ(python->Wait(), 0) << python->stderr_text();
 }
