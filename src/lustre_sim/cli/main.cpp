@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "fathom/config.h"
 #include "lustre_sim/cli/commands.h"
 
 namespace fathom::lustre_sim::cli {
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
       "fathom-lustre-sim emulates a Lustre file system with N MDTs: a FUSE mount over a local "
       "directory with FIDs, per-MDT changelogs and fid2path, read by lfs, lctl and the "
       "liblustreapi-compatible library (build/lustre/)."};
+  app.set_version_flag("--version", std::string("fathom-lustre-sim ") + FATHOM_VERSION);
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, cli::CommandRunner>> commands;
   auto add = [&](cli::CommandRunner (*adder)(CLI::App&)) {

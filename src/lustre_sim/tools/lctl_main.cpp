@@ -6,6 +6,7 @@
 #include "lustre_sim/tools/lctl_commands.h"
 #include "lustre_sim/tools/lfs_commands.h"
 #include "lustre_sim/tools/tool_target.h"
+#include "lustre_sim/tools/tool_version.h"
 
 namespace {
 
@@ -36,6 +37,7 @@ int Finish(int rc, const char* help) {
 int main(int argc, char** argv) {
   namespace tools = fathom::lustre_sim::tools;
   setlinebuf(stdout);
+  if (argc >= 2 && std::strcmp(argv[1], "--version") == 0) return tools::PrintVersion("lctl");
   const char* device = nullptr;
   int first = 1;
   if (argc >= 2 && std::strcmp(argv[1], "--device") == 0) {

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "lustre_sim/tools/lfs_commands.h"
+#include "lustre_sim/tools/tool_version.h"
 
 namespace {
 
@@ -43,6 +44,9 @@ const Command kCommands[] = {
 
 int main(int argc, char** argv) {
   setlinebuf(stdout);
+  if (argc >= 2 && std::strcmp(argv[1], "--version") == 0) {
+    return fathom::lustre_sim::tools::PrintVersion("lfs");
+  }
   if (argc < 2 || std::strcmp(argv[1], "help") == 0 || std::strcmp(argv[1], "--list-commands") == 0) {
     printf("Available commands are:\n");
     for (const auto& c : kCommands) printf("\t%s\n", c.name);
