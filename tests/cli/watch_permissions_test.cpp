@@ -23,13 +23,18 @@ std::vector<std::string> AsNobody(std::vector<std::string> args) {
   return argv;
 }
 
-TEST(WatchPermissions, AnUnreadableSubdirectoryIsReportedAndTheRestIsWatched) {
-  if (geteuid() != 0) GTEST_SKIP() << "needs root to run the watcher as another user";
-  testing::TempDir dir;
+// DIR (readable by all) with open/deeper and secret/inner, secret readable by root only.
+void MakeTreeWithSecret(const testing::TempDir& dir) {
   ASSERT_EQ(chmod(dir.path().c_str(), 0755), 0);
   testing::MakeDirs(dir / "open/deeper");
   testing::MakeDirs(dir / "secret/inner");
   ASSERT_EQ(chmod((dir / "secret").c_str(), 0700), 0);  // root's: nobody may not read it
+}
+
+TEST(WatchPermissions, AnUnreadableSubdirectoryIsReportedAndTheRestIsWatched) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run the watcher as another user";
+  testing::TempDir dir;
+  MakeTreeWithSecret(dir);
 
   Subprocess p(AsNobody({"watch", "-r", dir.path(), "--backend", "inotify"}));
   ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
@@ -45,10 +50,7 @@ TEST(WatchPermissions, AnUnreadableSubdirectoryIsReportedAndTheRestIsWatched) {
 TEST(WatchPermissions, AnExcludedUnreadableSubdirectoryIsNotAttempted) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to run the watcher as another user";
   testing::TempDir dir;
-  ASSERT_EQ(chmod(dir.path().c_str(), 0755), 0);
-  testing::MakeDirs(dir / "open");
-  testing::MakeDirs(dir / "secret/inner");
-  ASSERT_EQ(chmod((dir / "secret").c_str(), 0700), 0);
+  MakeTreeWithSecret(dir);
 
   Subprocess p(
       AsNobody({"watch", "-r", dir.path(), "--backend", "inotify", "--exclude", "secret"}));
