@@ -131,6 +131,10 @@ void RunNamespaceChurn(const std::string& root, const ChurnOptions& options) {
 pid_t StartNamespaceChurn(const std::string& root, const ChurnOptions& options) {
   pid_t pid = fork();
   if (pid != 0) return pid;
+  if (options.start_fd >= 0) {
+    char go = 0;
+    if (read(options.start_fd, &go, 1) != 1) _exit(1);
+  }
   RunNamespaceChurn(root, options);
   _exit(0);
 }

@@ -18,6 +18,11 @@ struct ChurnOptions {
   uint64_t seed = 1;
   int operations = 2000;  // per worker
   int max_depth = 4;
+  // When >= 0, a forked worker reads one byte from this descriptor (a pipe the caller writes a
+  // byte per worker into) before it starts: workers can be forked while the calling process
+  // has no other thread (a fork beside running threads can leave the child's allocator locked
+  // under the sanitizers), and all start together.
+  int start_fd = -1;
 };
 
 // Runs the workload in the calling process: `operations` random operations below `root`.
