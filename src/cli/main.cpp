@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   add(&fathom::cli::AddAggregateCommand);
   add(&fathom::cli::AddSubscribeCommand);
   add(&fathom::cli::AddKeygenCommand);
+  add(&fathom::cli::AddStoreCommand);
 
   try {
     app.parse(argc, argv);
