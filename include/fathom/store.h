@@ -5,7 +5,11 @@
 // greater than any id the store has ever handed out, even after retention removed rows.
 // A process killed at any point (SIGKILL) leaves the store consistent: a batch is either
 // wholly committed or absent, and ids continue after restart.
-// An EventStore object is used from one thread at a time; it owns its SQLite connection.
+// A writer checks the store when it opens it and refuses a damaged one; fathom/store_check.h
+// verifies a store and copies what is readable out of a damaged one (docs/store.md).
+// A reader opens a store on read-only media (or in a directory it cannot write) too.
+// An EventStore object is used from one thread at a time; it owns its SQLite connection (and
+// a writer, threads of its own with their own connections: WAL checkpoints, retention).
 #pragma once
 
 #include <chrono>
@@ -31,6 +35,21 @@ struct StoreOptions {
   std::chrono::seconds max_age{0};       // drop events older than this (0 = unbounded)
   bool sync_full = true;                 // fsync every commit (power-loss durable); false: WAL
                                          // NORMAL, durable against process crashes only
+  // Writer: SQLite's quick_check and a read of every chunk when the store is opened, stopped
+  // after this long (what it did not reach is left unchecked, and a warning says so); a
+  // store found damaged is refused. Zero skips the check.
+  std::chrono::milliseconds open_check_limit{2000};
+  // Writer with max_events or max_age: retention also runs this often on a thread of its own,
+  // so that an idle store drops expired events too (zero: only when a batch commits).
+  std::chrono::milliseconds retention_interval{10'000};
+};
+
+// Ids first..last, both included.
+struct IdRange {
+  uint64_t first = 0;
+  uint64_t last = 0;
+  uint64_t size() const { return last - first + 1; }
+  friend bool operator==(const IdRange&, const IdRange&) = default;
 };
 
 // How far a source with a durable log (a Lustre changelog) has been stored: its name as the
@@ -94,7 +113,11 @@ class EventStore {
   virtual Result<uint64_t> LastId() = 0;
   // The lowest id still held (0 when empty): replay from below it has lost events.
   virtual Result<uint64_t> FirstId() = 0;
-  // Applies max_events / max_age now; Append() also does so periodically.
+  // Id ranges that `fathom store recover` could not copy into this store (damaged in the store
+  // it came from): assigned once, their events lost. Empty for any store not recovered.
+  virtual Result<std::vector<IdRange>> LostRanges() = 0;
+  // Applies max_events / max_age now; Append() also does so periodically, and a writer's
+  // retention thread every retention_interval.
   virtual Status Prune() = 0;
   // Removes every event with id <= `id` (the oldest first, in bounded transactions): replay
   // from below id + 1 then reports those ids as gone. Ids above LastId() are refused.

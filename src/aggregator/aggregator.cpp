@@ -428,8 +428,9 @@ void Aggregator::State::TakeReplays() {
       SendError(who, wire::ErrorCode::kPurged, result.first_held,
                 "ids " + std::to_string(result.gone->first) + "–" +
                     std::to_string(result.gone->second) +
-                    " are gone (removed by retention or purge) before they could be sent; "
-                    "the oldest id held is " + std::to_string(result.first_held));
+                    " are gone (removed by retention or purge, or lost to damage in a "
+                    "recovered store) before they could be sent; the next id held is " +
+                    std::to_string(result.first_held));
       DropSession(who);
       continue;
     }

@@ -43,8 +43,12 @@ ReplayResult ReplayWorker::Slice(const ReplayRequest& request) {
   std::vector<EncodedChunk> chunks;
   uint64_t first_id = 0, first_held = 0;
   Status damaged;
+  uint64_t next_id = 0;  // the id the next chunk must start at (0: any, for the first)
   result.status = reader_->ReplayChunks(request.after_id, [&](const StoredChunk& c) {
     if (c.first_id > end) return false;
+    // Only a recovered store has gaps (ids it lost): a slice ends at one, and the next
+    // request, starting in the gap, reports it gone.
+    if (next_id != 0 && c.first_id != next_id) return false;
     auto checked = store::ScanChunk(*c.chunk.data);
     if (!checked.ok() || checked.value().count != c.chunk.count) {
       damaged = Status::Error("the stored chunk of ids " + std::to_string(c.first_id) + ".." +
@@ -54,6 +58,7 @@ ReplayResult ReplayWorker::Slice(const ReplayRequest& request) {
     }
     if (chunks.empty()) first_id = c.first_id;
     first_held = c.first_held;
+    next_id = c.first_id + c.chunk.count;
     chunks.push_back(c.chunk);
     return c.first_id + c.chunk.count - 1 < end;
   });
@@ -65,6 +70,8 @@ ReplayResult ReplayWorker::Slice(const ReplayRequest& request) {
     result.gone = {expected, std::min(held_from - 1, request.upto)};
     auto first = reader_->FirstId();
     result.first_held = first.ok() ? first.value() : 0;
+    // Past a gap of a recovered store, the next id held is above the oldest one.
+    if (first.ok() && !chunks.empty()) result.first_held = std::max(result.first_held, held_from);
     return result;
   }
   EventRing slice(SIZE_MAX, first_id - 1);

@@ -16,5 +16,6 @@ CommandRunner AddCollectCommand(CLI::App& app);
 CommandRunner AddAggregateCommand(CLI::App& app);
 CommandRunner AddSubscribeCommand(CLI::App& app);
 CommandRunner AddKeygenCommand(CLI::App& app);
+CommandRunner AddStoreCommand(CLI::App& app);
 
 }  // namespace fathom::cli

@@ -3,6 +3,9 @@
 // Ids in a store are contiguous from the oldest held to the newest (retention only removes the
 // oldest), so a replay that starts after id N must meet N+1 first: when it does not, the events
 // in between were removed by retention, and the command says which instead of skipping them.
+// A store written by `fathom store recover` alone has gaps: the ids it records as lost, which
+// the command names on stderr as it passes them, and goes on.
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
@@ -97,6 +100,9 @@ class EventsRun {
 
     auto last = store_->LastId();
     if (!last.ok()) return Fail("events", last.status().message(), kExitFailure);
+    auto lost = store_->LostRanges();
+    if (!lost.ok()) return Fail("events", lost.status().message(), kExitFailure);
+    lost_ = std::move(lost.value());
     if (since_given_ && args_.since > last.value()) {
       return Fail("events",
                   "--since " + std::to_string(args_.since) + " is past the newest id of " +
@@ -132,8 +138,31 @@ class EventsRun {
     return stop_ || (args_.limit > 0 && printed_ >= args_.limit);
   }
 
+  // Whether every id in [from, to] is one a recovery recorded as lost; if so, says so on
+  // stderr (once per range).
+  bool PassLost(uint64_t from, uint64_t to) {
+    uint64_t next = from;
+    for (const IdRange& r : lost_) {
+      if (r.last < next) continue;
+      if (r.first > next) break;
+      next = r.last + 1;
+      if (next > to) break;
+    }
+    if (next <= to) return false;
+    printer_.Flush();
+    std::fprintf(stderr,
+                 "fathom events: %s: %s lost: damaged in the store this one was recovered from "
+                 "(fathom store recover)\n",
+                 args_.store.c_str(),
+                 from == to ? ("event " + std::to_string(from) + " was").c_str()
+                            : ("events " + std::to_string(from) + ".." + std::to_string(to) +
+                               " were").c_str());
+    return true;
+  }
+
   // Prints the matching events with ids in (cursor_, upto]. With `contiguous`, the first of them
-  // must be cursor_+1: anything else means retention removed events the reader never saw.
+  // must be cursor_+1: anything else means retention removed events the reader never saw (or a
+  // recovery lost them: PassLost).
   Status Pass(uint64_t upto, bool contiguous) {
     std::optional<uint64_t> expected;
     if (contiguous) expected = cursor_ + 1;
@@ -143,7 +172,14 @@ class EventsRun {
     query.since_id = cursor_;
     Status status = store_->Replay(query, [&](const Event& e) {
       if (e.id > upto) return false;
-      if (expected && e.id != *expected) {
+      if (!expected) {  // the first event of a replay from the oldest held: lost ids before it?
+        for (const IdRange& r : lost_) {
+          if (r.last > cursor_ && r.first < e.id) {
+            PassLost(std::max(r.first, cursor_ + 1), std::min(r.last, e.id - 1));
+          }
+        }
+      }
+      if (expected && e.id != *expected && !PassLost(*expected, e.id - 1)) {
         removed = {*expected, e.id - 1};
         return false;
       }
@@ -163,7 +199,7 @@ class EventsRun {
       return Status::Error(args_.store + ": " +
                            RemovedMessage(removed->first, removed->second, removed->second + 1));
     }
-    if (!interrupted && contiguous && expected && *expected <= upto) {
+    if (!interrupted && contiguous && expected && *expected <= upto && !PassLost(*expected, upto)) {
       return Status::Error(args_.store + ": " + RemovedMessage(*expected, upto, std::nullopt));
     }
     if (!printer_.Flush()) return Status::FromErrno(errno, "writing events to standard output");
@@ -176,6 +212,7 @@ class EventsRun {
   const std::string prefix_;
   Printer printer_;
   std::unique_ptr<EventStore> store_;
+  std::vector<IdRange> lost_;  // ids a recovery recorded as lost, ascending
   uint64_t cursor_ = 0;  // every event up to this id has been seen
   uint64_t printed_ = 0;
   std::mutex mu_;

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   add(&fathom::cli::AddAggregateCommand);
   add(&fathom::cli::AddSubscribeCommand);
   add(&fathom::cli::AddKeygenCommand);
+  add(&fathom::cli::AddStoreCommand);
 
   if (auto unknown = fathom::cli::UnknownCommand(app, argc, argv)) {
     std::fprintf(stderr, "fathom: unknown command '%s'; the commands are: %s (fathom --help)\n",

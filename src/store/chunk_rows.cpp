@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "store/checksum.h"
+
 namespace fathom::store {
 
 Status InsertChunkRows(const Connection& db, Statement& insert, uint64_t first_id,
@@ -18,6 +20,7 @@ Status InsertChunkRows(const Connection& db, Statement& insert, uint64_t first_i
     insert.BindInt(3, c.min_ts);
     insert.BindInt(4, c.max_ts);
     insert.BindBlob(5, *c.data);
+    insert.BindInt(6, Crc32c(*c.data));
     FATHOM_RETURN_IF_ERROR(db.StepDone(insert, what));
     first_id += c.count;
   }

@@ -16,10 +16,11 @@
 namespace fathom::store {
 
 inline constexpr const char* kInsertChunkSql =
-    "INSERT INTO chunks(first_id, last_id, min_ts, max_ts, data) VALUES(?,?,?,?,?)";
+    "INSERT INTO chunks(first_id, last_id, min_ts, max_ts, data, crc) VALUES(?,?,?,?,?,?)";
 
-// Inserts `chunks` as rows, their events numbered from `first_id` on in order. A chunk
-// without events or data is refused before anything is written.
+// Inserts `chunks` as rows with their checksums (store/checksum.h), their events numbered from
+// `first_id` on in order. A chunk without events or data is refused before anything is
+// written.
 Status InsertChunkRows(const Connection& db, Statement& insert, uint64_t first_id,
                        std::span<const EncodedChunk> chunks, std::string_view what);
 

@@ -383,7 +383,7 @@ namespace {
 
 Status Damaged(uint64_t first_id, uint64_t i) {
   return Status::Error("damaged event chunk at id " + std::to_string(first_id + i) +
-                       ": the file is corrupt; move it aside");
+                       ": its bytes do not decode");
 }
 
 // What ChunkWalk reads of one event beyond what it rebuilds.

@@ -1,10 +1,45 @@
 #include "store/sqlite_handle.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
+#include "store/store_files.h"
+
 namespace fathom::store {
 namespace {
+
+// SQLite's URI form of a file name: every byte but [A-Za-z0-9/._-] %-escaped.
+std::string FileUri(const std::string& path, std::string_view query) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) != 0 || c == '/' || c == '.' || c == '_' || c == '-') {
+      uri.push_back(static_cast<char>(c));
+    } else {
+      uri.push_back('%');
+      uri.push_back(kHex[c >> 4]);
+      uri.push_back(kHex[c & 15]);
+    }
+  }
+  uri.push_back('?');
+  uri.append(query);
+  return uri;
+}
+
+// Whether a failure of `rc` on the store may come of a read-only file system: SQLite then
+// reports a file it could not create (CANTOPEN, ENOENT) or a read-only database.
+bool MayBeReadOnlyMedia(int rc) {
+  switch (rc & 0xff) {
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+    case SQLITE_IOERR:
+    case SQLITE_PERM:
+      return true;
+    default:
+      return false;
+  }
+}
 
 // Why the operation failed and what to do about it, for the primary result code.
 std::string Cause(int rc, int sys_errno) {
@@ -25,7 +60,8 @@ std::string Cause(int rc, int sys_errno) {
       return "the store stayed locked by another connection past the busy timeout; is a second "
              "`fathom watch --store` writing to the same file?";
     case SQLITE_CORRUPT:
-      return "the file is corrupt; move it aside (fathom watch --store then starts a new store)";
+      return "the file is damaged (corrupt); `fathom store verify` reports what is damaged and "
+             "`fathom store recover` copies every readable event into a new store";
     case SQLITE_NOTADB:
       return "not a fathom event store (not a SQLite database)";
     case SQLITE_READONLY:
@@ -51,8 +87,17 @@ std::string Cause(int rc, int sys_errno) {
 Status SqliteError(const std::string& path, sqlite3* db, int rc, std::string_view what) {
   int sys_errno = db != nullptr ? sqlite3_system_errno(db) : 0;
   if ((rc & 0xff) == SQLITE_FULL && sys_errno == 0) sys_errno = ENOSPC;
-  std::string message =
-      "event store " + path + ": " + std::string(what) + ": " + Cause(rc, sys_errno);
+  std::string cause;
+  if (sys_errno == EROFS || (MayBeReadOnlyMedia(rc) && OnReadOnlyFileSystem(path))) {
+    sys_errno = EROFS;
+    cause = "the file system holding the store is mounted read-only (" +
+            std::string(std::strerror(EROFS)) +
+            "): nothing can be written there, not even the -wal and -shm files beside it; "
+            "`fathom events --store` can still read it";
+  } else {
+    cause = Cause(rc, sys_errno);
+  }
+  std::string message = "event store " + path + ": " + std::string(what) + ": " + cause;
   const char* detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   message += " (sqlite: ";
   message += detail;
@@ -86,9 +131,13 @@ void Statement::ColumnText(int column, std::string& out) const {
   }
 }
 
-Result<Connection> Connection::Open(const std::string& path, int flags, int busy_timeout_ms) {
+Result<Connection> Connection::Open(const std::string& path, int flags, int busy_timeout_ms,
+                                    std::string_view uri_query) {
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  int rc = uri_query.empty()
+               ? sqlite3_open_v2(path.c_str(), &db, flags, nullptr)
+               : sqlite3_open_v2(FileUri(path, uri_query).c_str(), &db, flags | SQLITE_OPEN_URI,
+                                 nullptr);
   Connection conn(path, db);  // owns db even when opening failed
   if (rc != SQLITE_OK) return conn.Error(rc, "opening failed");
   sqlite3_extended_result_codes(db, 1);

@@ -17,7 +17,9 @@
 namespace fathom::store {
 
 // "event store PATH: WHAT: <cause and remedy> (sqlite: <message>)"; the error_code carries
-// the errno behind the failure when there is one (ENOSPC for a full disk).
+// the errno behind the failure when there is one (ENOSPC for a full disk, EROFS when the file
+// system holding PATH is mounted read-only: that is named as the cause, not the missing or
+// unwritable file SQLite reports then).
 Status SqliteError(const std::string& path, sqlite3* db, int rc, std::string_view what);
 
 class Statement {
@@ -61,8 +63,10 @@ class Statement {
 class Connection {
  public:
   // Opens `path` with sqlite3_open_v2 `flags`; extended result codes on, `busy_timeout_ms`
-  // of waiting for locks before SQLITE_BUSY.
-  static Result<Connection> Open(const std::string& path, int flags, int busy_timeout_ms);
+  // of waiting for locks before SQLITE_BUSY. `uri_query` ("immutable=1") opens it as the URI
+  // file:PATH?QUERY instead; errors name `path` either way.
+  static Result<Connection> Open(const std::string& path, int flags, int busy_timeout_ms,
+                                 std::string_view uri_query = {});
 
   Connection() = default;
   ~Connection() { sqlite3_close_v2(db_); }

@@ -1,16 +1,22 @@
 // sqlite_store.cpp — EventStore on SQLite: batched appends under one transaction with events
 // many to a row, an id high-water mark that survives retention, exact retention (a floor id
-// below which events are gone; whole chunks below it are deleted) in bounded steps, source
-// positions committed with their events, streaming replay that decodes chunks, and a writer
-// whose WAL checkpoints run on a thread of their own (wal_checkpointer.h).
+// below which events are gone; whole chunks below it are deleted) in bounded steps, in the
+// append's transaction and on a timer (retention.h, retention_timer.h), source positions
+// committed with their events, streaming replay that decodes chunks and checks their
+// checksums, and a writer whose WAL checkpoints run on a thread of their own
+// (wal_checkpointer.h).
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
 
 #include "fathom/store.h"
+#include "store/checksum.h"
 #include "store/chunk_rows.h"
 #include "store/event_chunk.h"
+#include "store/retention.h"
+#include "store/retention_timer.h"
 #include "store/sqlite_handle.h"
 #include "store/store_schema.h"
 #include "store/wal_checkpointer.h"
@@ -21,15 +27,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr uint64_t kPruneChunk = 50'000;  // ids removed per transaction at most
 constexpr auto kAgeCheckInterval = std::chrono::seconds(1);
 
 // Statements a writer runs on every append, prepared once.
 struct WriterStatements {
   Statement begin, commit, insert_chunk, read_last, write_last, read_first, write_first,
-      delete_below, chunks_from, write_position;
+      delete_below, write_position;
+  Retention retention;
 
-  static Result<WriterStatements> Prepare(const Connection& db) {
+  static Result<WriterStatements> Prepare(const Connection& db, const StoreOptions& options) {
     WriterStatements w;
     const std::string_view what = "preparing the append statements";
     FATHOM_ASSIGN_OR_RETURN(w.begin, db.Prepare("BEGIN IMMEDIATE", what));
@@ -45,15 +51,12 @@ struct WriterStatements {
                             db.Prepare("UPDATE meta SET value = ?1 WHERE key = 'first_id'", what));
     FATHOM_ASSIGN_OR_RETURN(w.delete_below,
                             db.Prepare("DELETE FROM chunks WHERE last_id < ?1", what));
-    FATHOM_ASSIGN_OR_RETURN(w.chunks_from,
-                            db.Prepare("SELECT first_id, max_ts, data FROM chunks WHERE last_id "
-                                       ">= ?1 AND first_id < ?2 ORDER BY first_id",
-                                       what));
     FATHOM_ASSIGN_OR_RETURN(
         w.write_position,
         db.Prepare("INSERT INTO positions(source, position) VALUES(?1, ?2) ON CONFLICT(source) "
                    "DO UPDATE SET position = excluded.position",
                    what));
+    FATHOM_ASSIGN_OR_RETURN(w.retention, Retention::Prepare(db, options));
     return w;
   }
 };
@@ -64,14 +67,53 @@ constexpr const char* kChunksAfterSql =
     "first_id >= coalesce((SELECT max(first_id) FROM chunks WHERE first_id <= ?1 + 1), 0) "
     "AND last_id > ?1";
 
+// The main file's identity and contents as stat(2) sees them, and whether a WAL is beside it:
+// an immutable snapshot is reopened once either changes.
+struct FileState {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  int64_t mtime_ns = 0;
+  bool wal = false;
+  friend bool operator==(const FileState&, const FileState&) = default;
+};
+
+FileState StateOf(const std::string& path) {
+  FileState f;
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0) {
+    f.dev = st.st_dev;
+    f.ino = st.st_ino;
+    f.size = st.st_size;
+    f.mtime_ns = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+  }
+  f.wal = stat((path + "-wal").c_str(), &st) == 0;
+  return f;
+}
+
+// "event store PATH: the chunk of ids A..B is damaged (WHY): ..." with what to do.
+Status DamagedChunk(const std::string& path, uint64_t first, uint64_t last, const std::string& why) {
+  return Status::Error("event store " + path + ": the chunk of ids " + std::to_string(first) + ".." +
+                       std::to_string(last) + " is damaged (" + why + "); `fathom store verify " +
+                       path + "` reports all damage, `fathom store recover " + path +
+                       " --to NEW` copies every readable event into a new store, and a replay "
+                       "after id " + std::to_string(last) + " goes on past it");
+}
+
 class SqliteStore final : public EventStore {
  public:
-  SqliteStore(StoreOptions options, Connection db, WriterStatements w,
-              std::unique_ptr<WalCheckpointer> checkpointer)
+  SqliteStore(StoreOptions options, OpenedStore opened, WriterStatements w,
+              std::unique_ptr<WalCheckpointer> checkpointer,
+              std::unique_ptr<RetentionTimer> retention_timer)
       : options_(std::move(options)),
-        db_(std::move(db)),
+        db_(std::move(opened.db)),
+        immutable_(opened.immutable),
+        has_crc_(opened.has_crc),
         w_(std::move(w)),
-        checkpointer_(std::move(checkpointer)) {}
+        checkpointer_(std::move(checkpointer)),
+        retention_timer_(std::move(retention_timer)) {
+    if (immutable_) file_state_ = StateOf(options_.path);
+  }
 
   Status Append(std::vector<Event>& batch, const std::optional<SourcePosition>& position) override;
   Status Append(std::vector<Event>& batch, std::span<const SourcePosition> positions) override;
@@ -83,6 +125,7 @@ class SqliteStore final : public EventStore {
                       const std::function<bool(const StoredChunk&)>& fn) override;
   Result<uint64_t> LastId() override;
   Result<uint64_t> FirstId() override;
+  Result<std::vector<IdRange>> LostRanges() override;
   Status Prune() override;
   Status PurgeThrough(uint64_t id) override;
   Status SetConsumerPosition(std::string_view name, uint64_t id) override;
@@ -95,18 +138,45 @@ class SqliteStore final : public EventStore {
   Status RequireWriter(std::string_view what) const;
   // A single-row query on a prepared writer statement; `fallback` when it yields NULL or no row.
   Result<int64_t> QueryPrepared(Statement& stmt, std::string_view what, int64_t fallback = 0);
-  // The first id in [from, cap) whose event is not older than max_age (cap if none).
-  Result<uint64_t> FirstYoungId(uint64_t from, uint64_t cap);
-  // Inside an open transaction: removes at most `max_ids` of the oldest events that the bounds
-  // no longer allow (`check_age`: also those older than max_age). Returns how many it removed.
-  Result<uint64_t> RemoveExpired(uint64_t last_id, uint64_t max_ids, bool check_age);
+  // An immutable snapshot whose files changed since it was opened (a writer started on the
+  // store, or wrote it and stopped) is opened again, as a reader would open it now.
+  Status RefreshSnapshot();
+  // Why a stored chunk cannot be used, checksum first (nullopt: it can).
+  std::optional<std::string> ChecksumProblem(std::string_view data, const Statement& stmt,
+                                             int crc_column) const;
 
   StoreOptions options_;
   Connection db_;
+  bool immutable_ = false;
+  bool has_crc_ = false;
+  FileState file_state_;  // immutable_: the files as they were when opened
   WriterStatements w_;  // empty for a reader
   Clock::time_point next_age_check_{};
   std::unique_ptr<WalCheckpointer> checkpointer_;  // a writer's; unhooks db_ before it closes
+  std::unique_ptr<RetentionTimer> retention_timer_;  // a bounded writer's (own connection)
 };
+
+Status SqliteStore::RefreshSnapshot() {
+  if (!immutable_) return Status::Ok();
+  const FileState now = StateOf(options_.path);
+  if (now == file_state_) return Status::Ok();
+  FATHOM_ASSIGN_OR_RETURN(OpenedStore opened, OpenStoreConnection(options_));
+  spdlog::debug("event store {}: its files changed; opened again ({})", options_.path,
+                opened.immutable ? "immutable" : "read-only");
+  db_ = std::move(opened.db);
+  immutable_ = opened.immutable;
+  has_crc_ = opened.has_crc;
+  file_state_ = now;
+  return Status::Ok();
+}
+
+std::optional<std::string> SqliteStore::ChecksumProblem(std::string_view data,
+                                                        const Statement& stmt,
+                                                        int crc_column) const {
+  if (!has_crc_ || stmt.ColumnIsNull(crc_column)) return std::nullopt;
+  if (Crc32c(data) == static_cast<uint32_t>(stmt.ColumnInt(crc_column))) return std::nullopt;
+  return std::string("checksum mismatch: its bytes changed after they were stored");
+}
 
 Status SqliteStore::RequireWriter(std::string_view what) const {
   if (!options_.read_only) return Status::Ok();
@@ -127,56 +197,6 @@ Result<int64_t> SqliteStore::QueryPrepared(Statement& stmt, std::string_view wha
   }
   stmt.Reset();
   return value;
-}
-
-Result<uint64_t> SqliteStore::FirstYoungId(uint64_t from, uint64_t cap) {
-  const int64_t cutoff =
-      NowNs() - std::chrono::duration_cast<std::chrono::nanoseconds>(options_.max_age).count();
-  Statement& stmt = w_.chunks_from;
-  stmt.BindInt(1, static_cast<int64_t>(from));
-  stmt.BindInt(2, static_cast<int64_t>(cap));
-  uint64_t young = cap;
-  Status status;
-  int rc = SQLITE_DONE;
-  while (young == cap && (rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
-    if (stmt.ColumnInt(1) < cutoff) continue;  // every event of this chunk is expired
-    status = DecodeChunk(stmt.ColumnBlob(2), static_cast<uint64_t>(stmt.ColumnInt(0)),
-                         [&](const Event& e) {
-                           if (e.id < from || e.ts_ns < cutoff) return true;
-                           young = std::min(e.id, cap);
-                           return false;
-                         });
-    if (!status.ok()) break;
-  }
-  if (status.ok() && young == cap && rc != SQLITE_DONE && rc != SQLITE_ROW) {
-    status = db_.Error(rc, "finding expired events");
-  }
-  stmt.Reset();
-  if (!status.ok()) return status;
-  return young;
-}
-
-Result<uint64_t> SqliteStore::RemoveExpired(uint64_t last_id, uint64_t max_ids, bool check_age) {
-  FATHOM_ASSIGN_OR_RETURN(int64_t first,
-                          QueryPrepared(w_.read_first, "finding the oldest event", 1));
-  const uint64_t oldest = static_cast<uint64_t>(first);
-  if (oldest > last_id) return uint64_t{0};                      // empty
-  const uint64_t cap = std::min(oldest + max_ids, last_id + 1);  // never remove this id or above
-  uint64_t stop = oldest;                                        // exclusive: remove ids below it
-  if (options_.max_events > 0 && last_id >= options_.max_events) {
-    stop = std::max(stop, last_id - options_.max_events + 1);
-  }
-  stop = std::min(stop, cap);
-  if (check_age && options_.max_age.count() > 0 && stop < cap) {
-    FATHOM_ASSIGN_OR_RETURN(uint64_t young, FirstYoungId(stop, cap));
-    stop = std::max(stop, young);
-  }
-  if (stop <= oldest) return uint64_t{0};
-  w_.write_first.BindInt(1, static_cast<int64_t>(stop));
-  FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.write_first, "removing expired events"));
-  w_.delete_below.BindInt(1, static_cast<int64_t>(stop));
-  FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.delete_below, "removing expired events"));
-  return stop - oldest;
 }
 
 Status SqliteStore::InTransaction(std::string_view what, const std::function<Status()>& step) {
@@ -226,7 +246,8 @@ Result<uint64_t> SqliteStore::AppendChunks(std::span<const EncodedChunk> chunks,
       FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.write_position, "recording the source position"));
     }
     if (options_.max_events > 0 || check_age) {
-      FATHOM_ASSIGN_OR_RETURN(uint64_t removed, RemoveExpired(id, kPruneChunk, check_age));
+      FATHOM_ASSIGN_OR_RETURN(uint64_t removed,
+                              w_.retention.RemoveExpired(db_, id, kPruneChunk, check_age));
       if (removed > 0)
         spdlog::debug("event store {}: removed {} expired events", options_.path, removed);
     }
@@ -247,23 +268,7 @@ Result<uint64_t> SqliteStore::AppendChunks(std::span<const EncodedChunk> chunks,
 
 Status SqliteStore::Prune() {
   FATHOM_RETURN_IF_ERROR(RequireWriter("removing expired events"));
-  // One bounded transaction per step, so that a huge purge never holds the lock for long.
-  for (;;) {
-    uint64_t removed = 0;
-    auto run = [&]() -> Status {
-      FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.begin, "locking the store for writing"));
-      FATHOM_ASSIGN_OR_RETURN(int64_t last, QueryPrepared(w_.read_last, "reading the last id"));
-      FATHOM_ASSIGN_OR_RETURN(removed,
-                              RemoveExpired(static_cast<uint64_t>(last), kPruneChunk, true));
-      return db_.StepDone(w_.commit, "committing the removal of expired events");
-    };
-    Status status = run();
-    if (!status.ok()) {
-      db_.RollbackIfOpen();
-      return status;
-    }
-    if (removed == 0) return Status::Ok();
-  }
+  return w_.retention.PruneAll(db_).status();
 }
 
 Status SqliteStore::PurgeThrough(uint64_t id) {
@@ -332,13 +337,15 @@ Result<std::vector<std::pair<std::string, uint64_t>>> SqliteStore::ConsumerPosit
 }
 
 Status SqliteStore::Replay(const ReplayQuery& query, const std::function<bool(const Event&)>& fn) {
+  FATHOM_RETURN_IF_ERROR(RefreshSnapshot());
   std::string prefix = query.path_prefix;
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
   // One statement, so the retention floor and the chunks come from the same snapshot.
   FATHOM_ASSIGN_OR_RETURN(
       Statement stmt,
-      db_.Prepare("SELECT first_id, data, (SELECT value FROM meta WHERE key = 'first_id') "
-                  "FROM chunks WHERE " + std::string(kChunksAfterSql) + " ORDER BY first_id",
+      db_.Prepare("SELECT first_id, last_id, data, (SELECT value FROM meta WHERE key = "
+                  "'first_id'), " + std::string(has_crc_ ? "crc" : "NULL") +
+                  " FROM chunks WHERE " + std::string(kChunksAfterSql) + " ORDER BY first_id",
                   "preparing the replay"));
   stmt.BindInt(1, static_cast<int64_t>(std::min<uint64_t>(query.since_id, INT64_MAX)));
   uint64_t remaining = query.limit == 0 ? UINT64_MAX : query.limit;
@@ -347,16 +354,21 @@ Status SqliteStore::Replay(const ReplayQuery& query, const std::function<bool(co
     int rc = sqlite3_step(stmt.get());
     if (rc == SQLITE_DONE) return Status::Ok();
     if (rc != SQLITE_ROW) return db_.Error(rc, "replaying events");
-    const uint64_t floor = static_cast<uint64_t>(stmt.ColumnInt(2));
+    const auto first_id = static_cast<uint64_t>(stmt.ColumnInt(0));
+    const auto last_id = static_cast<uint64_t>(stmt.ColumnInt(1));
+    const std::string_view data = stmt.ColumnBlob(2);
+    const uint64_t floor = static_cast<uint64_t>(stmt.ColumnInt(3));
     const uint64_t after = std::max(query.since_id, floor == 0 ? 0 : floor - 1);
-    FATHOM_RETURN_IF_ERROR(DecodeChunk(stmt.ColumnBlob(1), static_cast<uint64_t>(stmt.ColumnInt(0)),
-                                       [&](const Event& e) {
-                                         if (e.id <= after) return true;
-                                         if (!PathUnder(e.path, prefix)) return true;
-                                         more = fn(e) && --remaining > 0;
-                                         return more;
-                                       })
-                               .WithContext("event store " + options_.path));
+    if (auto problem = ChecksumProblem(data, stmt, 4)) {
+      return DamagedChunk(options_.path, first_id, last_id, *problem);
+    }
+    Status decoded = DecodeChunk(data, first_id, [&](const Event& e) {
+      if (e.id <= after) return true;
+      if (!PathUnder(e.path, prefix)) return true;
+      more = fn(e) && --remaining > 0;
+      return more;
+    });
+    if (!decoded.ok()) return DamagedChunk(options_.path, first_id, last_id, decoded.message());
   }
   return Status::Ok();
 }
@@ -364,11 +376,13 @@ Status SqliteStore::Replay(const ReplayQuery& query, const std::function<bool(co
 Status SqliteStore::ReplayChunks(uint64_t since_id,
                                  const std::function<bool(const StoredChunk&)>& fn) {
   // One statement, so the retention floor and the chunks come from the same snapshot.
+  FATHOM_RETURN_IF_ERROR(RefreshSnapshot());
   FATHOM_ASSIGN_OR_RETURN(
       Statement stmt,
       db_.Prepare("SELECT first_id, last_id, min_ts, max_ts, data, "
-                  "(SELECT value FROM meta WHERE key = 'first_id') "
-                  "FROM chunks WHERE " + std::string(kChunksAfterSql) + " ORDER BY first_id",
+                  "(SELECT value FROM meta WHERE key = 'first_id'), " +
+                  std::string(has_crc_ ? "crc" : "NULL") + " FROM chunks WHERE " +
+                  std::string(kChunksAfterSql) + " ORDER BY first_id",
                   "preparing the replay of chunks"));
   stmt.BindInt(1, static_cast<int64_t>(std::min<uint64_t>(since_id, INT64_MAX)));
   StoredChunk c;
@@ -379,9 +393,10 @@ Status SqliteStore::ReplayChunks(uint64_t since_id,
     c.first_id = static_cast<uint64_t>(stmt.ColumnInt(0));
     const auto last_id = static_cast<uint64_t>(stmt.ColumnInt(1));
     if (last_id < c.first_id || last_id - c.first_id >= kMaxChunkEvents) {
-      return Status::Error("event store " + options_.path + ": the chunk of ids " +
-                           std::to_string(c.first_id) + ".." + std::to_string(last_id) +
-                           " is damaged: the file is corrupt; move it aside");
+      return DamagedChunk(options_.path, c.first_id, last_id, "its row gives it more ids than a chunk holds");
+    }
+    if (auto problem = ChecksumProblem(stmt.ColumnBlob(4), stmt, 6)) {
+      return DamagedChunk(options_.path, c.first_id, last_id, *problem);
     }
     c.chunk.count = static_cast<uint32_t>(last_id - c.first_id + 1);
     c.chunk.min_ts = stmt.ColumnInt(2);
@@ -404,6 +419,7 @@ Result<uint64_t> SqliteStore::Position(std::string_view source) {
 }
 
 Result<uint64_t> SqliteStore::LastId() {
+  FATHOM_RETURN_IF_ERROR(RefreshSnapshot());
   FATHOM_ASSIGN_OR_RETURN(int64_t last, db_.QueryInt("SELECT value FROM meta WHERE key = 'last_id'",
                                                      "reading the last id"));
   return static_cast<uint64_t>(last);
@@ -418,20 +434,45 @@ Result<uint64_t> SqliteStore::FirstId() {
   return static_cast<uint64_t>(first);
 }
 
+Result<std::vector<IdRange>> SqliteStore::LostRanges() {
+  FATHOM_ASSIGN_OR_RETURN(
+      int64_t exists,
+      db_.QueryInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'lost'",
+                   "reading the schema"));
+  std::vector<IdRange> ranges;
+  if (exists == 0) return ranges;
+  FATHOM_ASSIGN_OR_RETURN(Statement stmt,
+                          db_.Prepare("SELECT first_id, last_id FROM lost ORDER BY first_id",
+                                      "reading the ids lost in a recovery"));
+  int rc;
+  while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
+    ranges.push_back({static_cast<uint64_t>(stmt.ColumnInt(0)),
+                      static_cast<uint64_t>(stmt.ColumnInt(1))});
+  }
+  if (rc != SQLITE_DONE) return db_.Error(rc, "reading the ids lost in a recovery");
+  return ranges;
+}
+
 }  // namespace
 }  // namespace store
 
 Result<std::unique_ptr<EventStore>> EventStore::Open(const StoreOptions& options) {
-  FATHOM_ASSIGN_OR_RETURN(store::Connection db, store::OpenStoreConnection(options));
+  FATHOM_ASSIGN_OR_RETURN(store::OpenedStore opened, store::OpenStoreConnection(options));
   store::WriterStatements statements;
   std::unique_ptr<store::WalCheckpointer> checkpointer;
+  std::unique_ptr<store::RetentionTimer> retention_timer;
   if (!options.read_only) {
-    FATHOM_ASSIGN_OR_RETURN(statements, store::WriterStatements::Prepare(db));
-    FATHOM_ASSIGN_OR_RETURN(checkpointer,
-                            store::WalCheckpointer::Start(options.path, db.get(), options.sync_full));
+    FATHOM_ASSIGN_OR_RETURN(statements, store::WriterStatements::Prepare(opened.db, options));
+    FATHOM_ASSIGN_OR_RETURN(checkpointer, store::WalCheckpointer::Start(
+                                              options.path, opened.db.get(), options.sync_full));
+    const bool bounded = options.max_events > 0 || options.max_age.count() > 0;
+    if (bounded && options.retention_interval.count() > 0) {
+      FATHOM_ASSIGN_OR_RETURN(retention_timer, store::RetentionTimer::Start(options));
+    }
   }
   return std::unique_ptr<EventStore>(std::make_unique<store::SqliteStore>(
-      options, std::move(db), std::move(statements), std::move(checkpointer)));
+      options, std::move(opened), std::move(statements), std::move(checkpointer),
+      std::move(retention_timer)));
 }
 
 }  // namespace fathom

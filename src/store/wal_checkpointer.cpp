@@ -67,16 +67,25 @@ int WalCheckpointer::OnCommit(void* self, sqlite3* db, const char* /*schema*/, i
   return SQLITE_OK;
 }
 
+void WalCheckpointer::WaitUntilIdle() {
+  std::unique_lock lock(mu_);
+  idle_.wait(lock, [&] { return stop_ || (!wanted_ && !running_); });
+}
+
 void WalCheckpointer::Run() {
   std::unique_lock lock(mu_);
   while (true) {
     wake_.wait(lock, [&] { return stop_ || wanted_; });
-    if (stop_) return;
+    if (stop_) break;
     wanted_ = false;
+    running_ = true;
     lock.unlock();
     Checkpoint(own_.get(), background_);
     lock.lock();
+    running_ = false;
+    idle_.notify_all();
   }
+  idle_.notify_all();
 }
 
 void WalCheckpointer::Checkpoint(sqlite3* db, std::atomic<uint64_t>& done) {

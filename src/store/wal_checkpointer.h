@@ -53,6 +53,10 @@ class WalCheckpointer {
   WalCheckpointer& operator=(const WalCheckpointer&) = delete;
 
   CheckpointCounts Counts() const;
+  // Blocks until the thread has run every checkpoint asked for so far: one that a commit
+  // before this call asked for has then started after that commit, and, with no reader in the
+  // way, copied the whole WAL (which the writer's next transaction then starts over).
+  void WaitUntilIdle();
 
  private:
   WalCheckpointer(Connection own, sqlite3* writer, int background_frames, int inline_frames);
@@ -66,8 +70,10 @@ class WalCheckpointer {
   const int inline_frames_;
   std::mutex mu_;
   std::condition_variable wake_;
-  bool wanted_ = false;  // guarded by mu_
-  bool stop_ = false;    // guarded by mu_
+  std::condition_variable idle_;
+  bool wanted_ = false;   // guarded by mu_
+  bool running_ = false;  // guarded by mu_: a checkpoint is under way on the thread
+  bool stop_ = false;     // guarded by mu_
   std::atomic<uint64_t> background_{0};
   std::atomic<uint64_t> inline_{0};
   std::atomic<uint64_t> failures_{0};

@@ -5,6 +5,8 @@
 
 #include "aggregator/aggregator_harness.h"
 #include "aggregator/commit_worker.h"
+#include "aggregator/mailbox.h"
+#include "aggregator/replay_worker.h"
 #include "core/varint.h"
 #include "fathom/store.h"
 #include "store/event_chunk.h"
@@ -203,6 +205,67 @@ TEST(StoredChunksReplayTest, ReplayedChunksPassOnAsStored) {
   EXPECT_TRUE(d.contiguous);
   ASSERT_EQ(d.events.size(), 4500u);
   for (size_t i = 0; i < d.events.size(); ++i) EXPECT_EQ(d.events[i].path, events[2 * i].path);
+}
+
+// A store written by `fathom store recover` has gaps (ids lost to damage): a replay slice ends at
+// a gap instead of numbering the chunks after it as if they followed, and a request starting in
+// the gap is answered with the ids gone and the next id held.
+TEST(StoredChunksReplayTest, AGapOfARecoveredStoreEndsASliceAndIsReportedGone) {
+  TempDir dir;
+  const std::string db = dir / "events.db";
+  {
+    auto store = OpenOrDie(WriterOptions(db));
+    ASSERT_NE(store, nullptr);
+    auto batch = MakeBatch(3 * store::kMaxChunkEvents);  // chunks 1.., 4097.., 8193..12288
+    ASSERT_TRUE(store->Append(batch).ok());
+  }
+  ASSERT_EQ(SqlExec(db, "DELETE FROM chunks WHERE first_id = 4097;"
+                        "CREATE TABLE lost(first_id INTEGER PRIMARY KEY, last_id INTEGER NOT NULL);"
+                        "INSERT INTO lost VALUES(4097, 8192)"),
+            "");
+  auto reader = EventStore::Open(ReaderOptions(db));
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  auto wakeup = aggregator::Wakeup::Open();
+  ASSERT_TRUE(wakeup.ok());
+  aggregator::Mailbox<aggregator::ReplayResult> out(wakeup.value());
+  aggregator::ReplayWorker worker(std::move(reader.value()), out);
+  std::thread thread([&] { worker.Run(); });
+  auto slice = [&](uint64_t after) {
+    aggregator::ReplayRequest request;
+    request.session = 1;
+    request.after_id = after;
+    request.upto = 12288;
+    request.max_events = 100'000;
+    request.budget = 100'000;
+    request.filter.grants = {"/"};
+    worker.Request(request);
+    for (;;) {
+      auto results = out.Take();
+      if (!results.empty()) return std::move(results.front());
+      std::this_thread::sleep_for(1ms);
+    }
+  };
+  auto ids = [](const aggregator::ReplayResult& r) {
+    uint64_t count = 0, through = 0;
+    for (const auto& m : r.messages) {
+      count += m.count;
+      through = m.through_id;
+    }
+    return std::pair<uint64_t, uint64_t>{count, through};
+  };
+  const auto before = slice(0);
+  ASSERT_TRUE(before.status.ok()) << before.status.message();
+  EXPECT_FALSE(before.gone);
+  EXPECT_EQ(ids(before), (std::pair<uint64_t, uint64_t>{4096, 4096})) << "the slice ends at the gap";
+  const auto gap = slice(4096);
+  ASSERT_TRUE(gap.gone);
+  EXPECT_EQ(*gap.gone, (std::pair<uint64_t, uint64_t>{4097, 8192}));
+  EXPECT_EQ(gap.first_held, 8193u);
+  const auto after = slice(8192);
+  ASSERT_TRUE(after.status.ok()) << after.status.message();
+  EXPECT_EQ(ids(after), (std::pair<uint64_t, uint64_t>{4096, 12288}));
+  worker.Close();
+  thread.join();
 }
 
 // Messages start inside a chunk when a consumer resumes from an id within it or its credit is

@@ -259,7 +259,15 @@ TEST(EventChunk, AStoreWrittenWithTheEarlierLayoutReadsOnAndTakesNewChunks) {
     hex += kHex[c >> 4];
     hex += kHex[c & 15];
   }
-  testing::SqlColumn(db, "UPDATE chunks SET data = x'" + hex + "'", SQLITE_OPEN_READWRITE);
+  // Rows of that layout were written before checksums were kept: crc NULL; their timestamps
+  // are their events'.
+  auto summary = store::ScanChunk(chunk);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  testing::SqlColumn(db,
+                     "UPDATE chunks SET data = x'" + hex + "', crc = NULL, min_ts = " +
+                         std::to_string(summary.value().min_ts) +
+                         ", max_ts = " + std::to_string(summary.value().max_ts),
+                     SQLITE_OPEN_READWRITE);
   auto store = testing::OpenOrDie(testing::WriterOptions(db));
   ASSERT_NE(store, nullptr);
   auto later = testing::MakeBatch(3, 10);

@@ -6,8 +6,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "fathom/store.h"
+#include "store/checksum.h"
 #include "store/event_chunk.h"
 #include "store/store_test_util.h"
 #include "support/temp_dir.h"
@@ -168,6 +170,7 @@ TEST(EventStore, MaxAgeDropsOlderEventsOnPrune) {
   }
   StoreOptions options = WriterOptions(db);
   options.max_age = 3600s;
+  options.retention_interval = 0s;  // nothing but Prune() removes them here
   auto store = OpenOrDie(options);
   ASSERT_NE(store, nullptr);
   ASSERT_EQ(FirstIdOf(*store), 1u) << "opening alone removes nothing";
@@ -201,6 +204,7 @@ TEST(EventStore, PruneRemovesAHugeBacklogInFullAndAppendInBoundedSteps) {
   }
   StoreOptions options = WriterOptions(db);
   options.max_events = 10;
+  options.retention_interval = 0s;  // appends alone, here
   {
     auto store = OpenOrDie(options);
     ASSERT_NE(store, nullptr);
@@ -363,26 +367,16 @@ TEST(EventStoreOpen, ReadOnlyStoreRefusesToWrite) {
   EXPECT_FALSE(store->Prune().ok());
 }
 
-TEST(EventStoreOpen, ReaderWithoutWriteAccessToAnIdleStoreIsToldWhy) {
-  testing::TempDir dir;
-  const std::string db = dir / "events.db";
-  {
-    auto writer = OpenOrDie(WriterOptions(db));
-    ASSERT_NE(writer, nullptr);
-    auto batch = MakeBatch(3);
-    AppendOrDie(*writer, batch);
-  }
-  ASSERT_EQ(chmod(dir.path().c_str(), 0755), 0);
-  ASSERT_EQ(chmod(db.c_str(), 0644), 0);
+// Runs `fn` in a child process as an unprivileged user (nobody); returns what it wrote.
+std::string AsNobody(const std::function<std::string()>& fn) {
   int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
+  EXPECT_EQ(pipe(fds), 0);
   pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {  // an unprivileged user: may read the file, not write the directory
+  EXPECT_GE(child, 0);
+  if (child == 0) {
     close(fds[0]);
     if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
-    auto store = EventStore::Open(ReaderOptions(db));
-    std::string message = store.ok() ? "opened" : store.status().message();
+    const std::string message = fn();
     _exit(write(fds[1], message.data(), message.size()) == static_cast<ssize_t>(message.size())
               ? 0
               : 4);
@@ -394,15 +388,80 @@ TEST(EventStoreOpen, ReaderWithoutWriteAccessToAnIdleStoreIsToldWhy) {
     message.append(buf, static_cast<size_t>(n));
   close(fds[0]);
   int wstatus = 0;
-  ASSERT_EQ(waitpid(child, &wstatus, 0), child);
-  ASSERT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0)
+  EXPECT_EQ(waitpid(child, &wstatus, 0), child);
+  EXPECT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0)
       << "child could not drop privileges (tests run as root)";
-  EXPECT_EQ(message, "cannot read event store " + db +
-                         ": while no `fathom watch --store` runs on it, a reader "
-                         "must create " +
-                         db +
-                         "-shm beside it, and this user cannot write there; read it as the "
-                         "store's owner or while its writer runs");
+  return message;
+}
+
+// What a reader opening `db` replays: "N events, ids A..B", or why it could not.
+std::string ReplaySummary(const std::string& db) {
+  auto store = EventStore::Open(ReaderOptions(db));
+  if (!store.ok()) return store.status().message();
+  uint64_t n = 0, first = 0, last = 0;
+  Status s = store.value()->Replay({}, [&](const Event& e) {
+    if (n++ == 0) first = e.id;
+    last = e.id;
+    return true;
+  });
+  if (!s.ok()) return s.message();
+  return std::to_string(n) + " events, ids " + std::to_string(first) + ".." + std::to_string(last);
+}
+
+TEST(EventStoreOpen, ReaderWithoutWriteAccessReadsAnIdleStoreAsAnImmutableFile) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  {
+    auto writer = OpenOrDie(WriterOptions(db));
+    ASSERT_NE(writer, nullptr);
+    auto batch = MakeBatch(3);
+    AppendOrDie(*writer, batch);
+  }
+  ASSERT_EQ(chmod(dir.path().c_str(), 0755), 0);
+  ASSERT_EQ(chmod(db.c_str(), 0644), 0);
+  // May read the file, not create its -shm beside it: no writer runs and the WAL holds
+  // nothing, so the main file is the whole store.
+  EXPECT_EQ(AsNobody([&] { return ReplaySummary(db); }), "3 events, ids 1..3");
+  EXPECT_FALSE(std::filesystem::exists(db + "-shm"));
+}
+
+TEST(EventStoreOpen, ReaderWithoutWriteAccessReadsAStoreWhileItsWriterRuns) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  // The writer in a process of its own (a SQLite connection must not cross a fork): it
+  // appends, says so, and holds the store open (-wal and -shm beside it) until told to stop.
+  int ready[2], stop[2];
+  ASSERT_EQ(pipe(ready), 0);
+  ASSERT_EQ(pipe(stop), 0);
+  pid_t writer = fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) {
+    close(ready[0]);
+    close(stop[1]);
+    auto store = EventStore::Open(WriterOptions(db));
+    if (!store.ok()) _exit(3);
+    auto batch = MakeBatch(5);
+    if (!store.value()->Append(batch).ok()) _exit(4);
+    char c = 'r';
+    if (write(ready[1], &c, 1) != 1) _exit(5);
+    (void)read(stop[0], &c, 1);
+    _exit(0);
+  }
+  close(ready[1]);
+  close(stop[0]);
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1) << "the writer failed";
+  ASSERT_EQ(chmod(dir.path().c_str(), 0755), 0);
+  ASSERT_TRUE(std::filesystem::exists(db + "-shm"));
+  ASSERT_EQ(chmod((db + "-shm").c_str(), 0644), 0);
+  ASSERT_EQ(chmod((db + "-wal").c_str(), 0644), 0);
+  // The events are in the WAL: read through the writer's -shm, which this user cannot write.
+  EXPECT_EQ(AsNobody([&] { return ReplaySummary(db); }), "5 events, ids 1..5");
+  close(stop[1]);
+  close(ready[0]);
+  int wstatus = 0;
+  ASSERT_EQ(waitpid(writer, &wstatus, 0), writer);
+  EXPECT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
 }
 
 TEST(EventStoreOpen, CorruptFileGivesAClearErrorNamingTheFile) {
@@ -428,8 +487,8 @@ TEST(EventStoreOpen, CorruptFileGivesAClearErrorNamingTheFile) {
   }
   ASSERT_FALSE(failure.ok()) << "the damage went unnoticed";
   EXPECT_NE(failure.message().find("event store " + db), std::string::npos) << failure.message();
-  EXPECT_NE(failure.message().find("the file is corrupt; move it aside"), std::string::npos)
-      << failure.message();
+  EXPECT_NE(failure.message().find("fathom store verify"), std::string::npos) << failure.message();
+  EXPECT_NE(failure.message().find("fathom store recover"), std::string::npos) << failure.message();
 }
 
 TEST(EventStoreOpen, SchemaIsVersionedWalFileWithEventsManyToARow) {
@@ -617,8 +676,60 @@ TEST(EventStore, DamagedChunkIsReportedNotMisread) {
   ASSERT_NE(store, nullptr);
   Status s = store->Replay({}, [](const Event&) { return true; });
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("damaged event chunk"), std::string::npos) << s.message();
-  EXPECT_NE(s.message().find(db), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("event store " + db + ": the chunk of ids 1..10 is damaged (checksum "
+                             "mismatch"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(EventStore, DamagedChunkWithoutAChecksumIsReportedWhenItDoesNotDecode) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  {
+    auto store = OpenOrDie(WriterOptions(db));
+    ASSERT_NE(store, nullptr);
+    auto batch = MakeBatch(10);
+    AppendOrDie(*store, batch);
+  }
+  // As a row written before checksums were kept.
+  testing::SqlColumn(db, "UPDATE chunks SET data = substr(data, 1, length(data) - 3), crc = NULL",
+                     SQLITE_OPEN_READWRITE);
+  auto store = OpenOrDie(ReaderOptions(db));
+  ASSERT_NE(store, nullptr);
+  Status s = store->Replay({}, [](const Event&) { return true; });
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("the chunk of ids 1..10 is damaged (damaged event chunk at id"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(EventStore, ChunksCarryTheirChecksumAndStoresWithoutTheColumnGetItFromTheirWriter) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  {
+    auto store = OpenOrDie(WriterOptions(db));
+    ASSERT_NE(store, nullptr);
+    auto batch = MakeBatch(10);
+    AppendOrDie(*store, batch);
+  }
+  const auto data = testing::SqlColumn(db, "SELECT hex(data) FROM chunks");
+  ASSERT_EQ(data.size(), 1u);
+  EXPECT_EQ(testing::SqlColumn(db, "SELECT crc FROM chunks").at(0),
+            std::to_string(store::Crc32c(testing::Unhex(data[0]))));
+  // A version 2 store written before checksums: no crc column. Readers read it as it is.
+  ASSERT_EQ(testing::SqlExec(db, "ALTER TABLE chunks DROP COLUMN crc"), "");
+  {
+    auto reader = OpenOrDie(ReaderOptions(db));
+    ASSERT_NE(reader, nullptr);
+    EXPECT_EQ(Ids(ReplayAll(*reader)), IdRange(1, 10));
+  }
+  auto store = OpenOrDie(WriterOptions(db));  // adds the column; old rows keep NULL
+  ASSERT_NE(store, nullptr);
+  auto batch = MakeBatch(5);
+  AppendOrDie(*store, batch);
+  EXPECT_EQ(testing::SqlColumn(db, "SELECT first_id || ':' || (crc IS NULL) FROM chunks ORDER BY 1"),
+            (std::vector<std::string>{"11:0", "1:1"}));
+  EXPECT_EQ(Ids(ReplayAll(*store)), IdRange(1, 15));
 }
 
 }  // namespace

@@ -123,6 +123,16 @@ inline std::string Hex(std::string_view bytes) {
   return out;
 }
 
+// The bytes of upper-case or lower-case hex text.
+inline std::string Unhex(std::string_view hex) {
+  auto digit = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<char>(digit(hex[i]) * 16 + digit(hex[i + 1])));
+  }
+  return out;
+}
+
 // PRAGMA integrity_check's verdict: {"ok"} for a sound file.
 inline std::vector<std::string> IntegrityCheck(const std::string& path) {
   return SqlColumn(path, "PRAGMA integrity_check");
