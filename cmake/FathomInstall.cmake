@@ -48,3 +48,6 @@ fathom_man_page(fathom-lustre-sim-fast fathom-lustre-sim fathom-lustre-sim "set 
 fathom_man_page(fathom-lustre-sim-status fathom-lustre-sim fathom-lustre-sim "list the emulated Lustre file systems" ARGS status)
 fathom_man_page(fathom-lfs lfs lfs "the Lustre emulator's lfs (changelog, fid2path, path2fid, mkdir -i)" HELP help)
 fathom_man_page(fathom-lctl lctl lctl "the Lustre emulator's lctl (changelog users, parameters)" HELP --list-commands)
+fathom_man_page(fathom-store fathom fathom "check a store for damage, or save what is readable of a damaged one" ARGS store)
+fathom_man_page(fathom-store-verify fathom fathom "check a store file for damage" ARGS store verify)
+fathom_man_page(fathom-store-recover fathom fathom "copy every readable event of a damaged store into a new one" ARGS store recover)

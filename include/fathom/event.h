@@ -71,6 +71,9 @@ std::string RelativePath(std::string_view root, std::string_view path);
 // True when `path` equals `prefix` or lies under it on a path-component boundary ("/a" covers
 // "/a" and "/a/b", never "/ab"); "" and "/" cover every path. `prefix` has no trailing '/'.
 bool PathUnder(std::string_view path, std::string_view prefix);
+// What `--path PREFIX [-r]` selects in every command: `prefix` itself and its direct entries,
+// or with `recursive` everything under it (PathUnder). "" selects every path.
+bool PathSelected(std::string_view path, std::string_view prefix, bool recursive);
 
 // Now, in nanoseconds since the epoch.
 int64_t NowNs();

@@ -22,11 +22,7 @@ bool ConsumerFilter::Matches(const Event& e) const {
     }
   }
   if (!granted) return false;
-  if (prefix.empty()) return true;
-  if (recursive) return PathUnder(e.path, prefix);
-  if (e.path == prefix) return true;
-  return PathUnder(e.path, prefix) &&
-         e.path.find('/', prefix.size() + 1) == std::string::npos;
+  return PathSelected(e.path, prefix, recursive);
 }
 
 bool ConsumerFilter::MatchesEverything() const {

@@ -10,9 +10,7 @@ PathSelection::PathSelection(std::string prefix, bool recursive, uint32_t kinds)
 bool PathSelection::Matches(const Event& event) const {
   if ((event.mask & kinds_) == 0) return false;
   if (event.mask & kind::kAlwaysDelivered) return true;
-  const std::string_view path = event.path;
-  if (!PathUnder(path, prefix_)) return false;
-  return recursive_ || path == prefix_ || path.find('/', prefix_.size() + 1) == std::string_view::npos;
+  return PathSelected(event.path, prefix_, recursive_);
 }
 
 }  // namespace fathom::bus::internal

@@ -27,7 +27,9 @@ struct EventsArgs {
   std::string store;
   uint64_t since = 0;
   std::string path;
+  bool recursive = false;
   uint64_t limit = 0;
+  double timeout = 0;
   Format format = Format::kInotify;
   bool follow = false;
 };
@@ -38,12 +40,6 @@ std::string NormalizePrefix(const std::string& prefix) {
   std::string p = std::filesystem::absolute(prefix).lexically_normal().string();
   while (p.size() > 1 && p.back() == '/') p.pop_back();
   return p == "/" ? std::string() : p;
-}
-
-bool UnderPrefix(const std::string& path, const std::string& prefix) {
-  if (prefix.empty()) return true;
-  if (path.compare(0, prefix.size(), prefix) != 0) return false;
-  return path.size() == prefix.size() || path[prefix.size()] == '/';
 }
 
 std::string RemovedMessage(uint64_t from, uint64_t to, std::optional<uint64_t> oldest_held) {
@@ -87,7 +83,9 @@ class EventsRun {
 
   int Run() {
     StoreOptions options;
-    options.path = args_.store;
+    auto file = StoreFile(args_.store);
+    if (!file.ok()) return Fail("events", file.status().message(), kExitUsage);
+    options.path = file.value();
     options.read_only = true;
     auto opened = EventStore::Open(options);
     if (!opened.ok()) return Fail("events", opened.status().message(), kExitFailure);
@@ -111,11 +109,18 @@ class EventsRun {
                   kExitFailure);
     }
     cursor_ = args_.since;
+    deadline_ = std::chrono::steady_clock::now() +
+                std::chrono::milliseconds(static_cast<int64_t>(args_.timeout * 1000));
     Status status = Pass(last.value(), since_given_);
     while (status.ok() && args_.follow && !Done()) {
       {
         std::unique_lock lock(mu_);
-        wake_.wait_for(lock, kPollInterval, [this] { return stop_; });
+        auto wait = kPollInterval;
+        if (args_.timeout > 0) {
+          wait = std::min(wait, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    deadline_ - std::chrono::steady_clock::now()));
+        }
+        wake_.wait_for(lock, wait, [this] { return stop_; });
       }
       if (Done()) break;
       auto newest = store_->LastId();
@@ -135,7 +140,8 @@ class EventsRun {
  private:
   bool Done() {
     std::lock_guard lock(mu_);
-    return stop_ || (args_.limit > 0 && printed_ >= args_.limit);
+    return stop_ || (args_.limit > 0 && printed_ >= args_.limit) ||
+           (args_.timeout > 0 && std::chrono::steady_clock::now() >= deadline_);
   }
 
   // Whether every id in [from, to] is one a recovery recorded as lost; if so, says so on
@@ -150,13 +156,14 @@ class EventsRun {
     }
     if (next <= to) return false;
     printer_.Flush();
-    std::fprintf(stderr,
-                 "fathom events: %s: %s lost: damaged in the store this one was recovered from "
-                 "(fathom store recover)\n",
-                 args_.store.c_str(),
-                 from == to ? ("event " + std::to_string(from) + " was").c_str()
-                            : ("events " + std::to_string(from) + ".." + std::to_string(to) +
-                               " were").c_str());
+    std::fprintf(
+        stderr,
+        "fathom events: %s: %s lost: damaged in the store this one was recovered from "
+        "(fathom store recover)\n",
+        args_.store.c_str(),
+        from == to
+            ? ("event " + std::to_string(from) + " was").c_str()
+            : ("events " + std::to_string(from) + ".." + std::to_string(to) + " were").c_str());
     return true;
   }
 
@@ -184,7 +191,7 @@ class EventsRun {
         return false;
       }
       expected = e.id + 1;
-      if (UnderPrefix(e.path, prefix_)) {
+      if (PathSelected(e.path, prefix_, args_.recursive)) {
         printer_.Write(e);
         ++printed_;
       }
@@ -213,8 +220,9 @@ class EventsRun {
   Printer printer_;
   std::unique_ptr<EventStore> store_;
   std::vector<IdRange> lost_;  // ids a recovery recorded as lost, ascending
-  uint64_t cursor_ = 0;  // every event up to this id has been seen
+  uint64_t cursor_ = 0;        // every event up to this id has been seen
   uint64_t printed_ = 0;
+  std::chrono::steady_clock::time_point deadline_;  // with -t: when to stop
   std::mutex mu_;
   std::condition_variable wake_;
   bool stop_ = false;  // guarded by mu_: a stop signal arrived
@@ -228,16 +236,18 @@ CommandRunner AddEventsCommand(CLI::App& app) {
       "events",
       "Print the events held in a store (written by `fathom watch --store`), oldest first.\n"
       "A consumer that restarts with --since LAST_ID gets exactly the events after it.");
-  cmd->add_option("--store", args->store, "The store's SQLite file")->required()->type_name("FILE");
+  cmd->add_option("--store", args->store, "The store's SQLite file")
+      ->required()
+      ->type_name("[sqlite:]FILE");
   CLI::Option* since = cmd->add_option(
       "--since", args->since,
       "Print only events after this id; fails if retention already removed some of them");
   since->type_name("ID")->check(WholeNumber());
-  cmd->add_option("--path", args->path, "Print only events on this path or below it")
+  cmd->add_option("--path", args->path,
+                  "Only this path and its direct entries (with -r: everything under it)")
       ->type_name("PREFIX");
-  cmd->add_option("-n,--limit", args->limit, "Print at most N events")
-      ->type_name("N")
-      ->check(WholeNumber());
+  cmd->add_flag("-r,--recursive", args->recursive, "With --path: the whole subtree under PREFIX");
+  AddLimitOptions(*cmd, args->limit, args->timeout);
   AddFormatOption(*cmd, args->format, "inotify");
   cmd->add_flag("-f,--follow", args->follow,
                 "After the stored events, keep printing new ones as they are stored, until "

@@ -16,7 +16,9 @@ struct StoreArgs {
 };
 
 int RunVerify(const StoreArgs& args) {
-  auto check = VerifyStore(args.store);
+  auto file = StoreFile(args.store);
+  if (!file.ok()) return Fail("store verify", file.status().message(), kExitUsage);
+  auto check = VerifyStore(file.value());
   if (!check.ok()) return Fail("store verify", check.status().message(), kExitFailure);
   std::fputs(FormatStoreCheck(check.value()).c_str(), stdout);
   std::fflush(stdout);
@@ -24,10 +26,14 @@ int RunVerify(const StoreArgs& args) {
 }
 
 int RunRecover(const StoreArgs& args) {
-  auto recovery = RecoverStore(args.store, args.to);
+  auto from = StoreFile(args.store);
+  if (!from.ok()) return Fail("store recover", from.status().message(), kExitUsage);
+  auto to = StoreFile(args.to);
+  if (!to.ok()) return Fail("store recover", to.status().message(), kExitUsage);
+  auto recovery = RecoverStore(from.value(), to.value());
   if (!recovery.ok()) return Fail("store recover", recovery.status().message(), kExitFailure);
   std::fputs(FormatStoreCheck(recovery.value().check).c_str(), stdout);
-  std::fputs(FormatStoreRecovery(recovery.value(), args.to).c_str(), stdout);
+  std::fputs(FormatStoreRecovery(recovery.value(), to.value()).c_str(), stdout);
   std::fflush(stdout);
   return kExitOk;
 }

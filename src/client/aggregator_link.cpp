@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "client/security_probe.h"
 #include "security/curve_keys.h"
 
 namespace fathom::client {
@@ -24,7 +25,8 @@ std::string MonitorEndpoint() {
 }
 
 Status ValidateKeys(const ClientKeys& keys) {
-  const bool any = !keys.public_key.empty() || !keys.secret_key.empty() || !keys.server_public_key.empty();
+  const bool any =
+      !keys.public_key.empty() || !keys.secret_key.empty() || !keys.server_public_key.empty();
   if (!any) return Status::Ok();
   if (keys.public_key.empty() || keys.secret_key.empty() || keys.server_public_key.empty()) {
     return Status::Error(
@@ -60,26 +62,32 @@ Result<std::unique_ptr<AggregatorLink>> AggregatorLink::Open(LinkOptions options
 
 Status AggregatorLink::Setup() {
   FATHOM_ASSIGN_OR_RETURN(socket_, ZmqSocket::Create(context_, ZMQ_DEALER));
-  FATHOM_RETURN_IF_ERROR(socket_.SetInt(ZMQ_LINGER, static_cast<int>(options_.linger.count()), "ZMQ_LINGER"));
+  FATHOM_RETURN_IF_ERROR(
+      socket_.SetInt(ZMQ_LINGER, static_cast<int>(options_.linger.count()), "ZMQ_LINGER"));
   // Messages wait in the application, not in a pipe to a peer that may be gone.
   FATHOM_RETURN_IF_ERROR(socket_.SetInt(ZMQ_IMMEDIATE, 1, "ZMQ_IMMEDIATE"));
   FATHOM_RETURN_IF_ERROR(socket_.SetInt(ZMQ_RECONNECT_IVL, 100, "ZMQ_RECONNECT_IVL"));
   FATHOM_RETURN_IF_ERROR(socket_.SetInt(ZMQ_RECONNECT_IVL_MAX, 1000, "ZMQ_RECONNECT_IVL_MAX"));
   FATHOM_RETURN_IF_ERROR(socket_.SetInt(ZMQ_HEARTBEAT_IVL, 1000, "ZMQ_HEARTBEAT_IVL"));
   FATHOM_RETURN_IF_ERROR(socket_.SetInt(ZMQ_HEARTBEAT_TIMEOUT, 3000, "ZMQ_HEARTBEAT_TIMEOUT"));
-  FATHOM_RETURN_IF_ERROR(socket_.SetInt64(ZMQ_MAXMSGSIZE, static_cast<int64_t>(wire::kMaxFrameBytes), "ZMQ_MAXMSGSIZE"));
+  FATHOM_RETURN_IF_ERROR(socket_.SetInt64(
+      ZMQ_MAXMSGSIZE, static_cast<int64_t>(wire::kMaxFrameBytes), "ZMQ_MAXMSGSIZE"));
   const ClientKeys& keys = options_.keys;
   if (!keys.public_key.empty()) {
-    FATHOM_RETURN_IF_ERROR(socket_.SetString(ZMQ_CURVE_SERVERKEY, keys.server_public_key, "ZMQ_CURVE_SERVERKEY"));
-    FATHOM_RETURN_IF_ERROR(socket_.SetString(ZMQ_CURVE_PUBLICKEY, keys.public_key, "ZMQ_CURVE_PUBLICKEY"));
-    FATHOM_RETURN_IF_ERROR(socket_.SetString(ZMQ_CURVE_SECRETKEY, keys.secret_key, "ZMQ_CURVE_SECRETKEY"));
+    FATHOM_RETURN_IF_ERROR(
+        socket_.SetString(ZMQ_CURVE_SERVERKEY, keys.server_public_key, "ZMQ_CURVE_SERVERKEY"));
+    FATHOM_RETURN_IF_ERROR(
+        socket_.SetString(ZMQ_CURVE_PUBLICKEY, keys.public_key, "ZMQ_CURVE_PUBLICKEY"));
+    FATHOM_RETURN_IF_ERROR(
+        socket_.SetString(ZMQ_CURVE_SECRETKEY, keys.secret_key, "ZMQ_CURVE_SECRETKEY"));
   }
   const std::string monitor_endpoint = MonitorEndpoint();
-  constexpr int kEvents = ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
-                          ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
-                          ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+  constexpr int kEvents = ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED |
+                          ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                          ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
   if (zmq_socket_monitor(socket_.get(), monitor_endpoint.c_str(), kEvents) != 0) {
-    return Status::Error(std::string("cannot monitor a ZeroMQ socket: ") + zmq_strerror(zmq_errno()));
+    return Status::Error(std::string("cannot monitor a ZeroMQ socket: ") +
+                         zmq_strerror(zmq_errno()));
   }
   FATHOM_ASSIGN_OR_RETURN(monitor_, ZmqSocket::Create(context_, ZMQ_PAIR));
   FATHOM_RETURN_IF_ERROR(monitor_.SetInt(ZMQ_LINGER, 0, "ZMQ_LINGER"));
@@ -92,6 +100,18 @@ Status AggregatorLink::Reconnect() {
   monitor_ = ZmqSocket();
   socket_ = ZmqSocket();
   return Setup();
+}
+
+Status AggregatorLink::CurveRequired() const {
+  return Status::Error("the aggregator at " + options_.endpoint +
+                       " requires CURVE: give --key CLIENT.key and --server-key SERVER.pub "
+                       "(the aggregator's public key) instead of --insecure");
+}
+
+Status AggregatorLink::CurveNotUsed() const {
+  return Status::Error("the aggregator at " + options_.endpoint +
+                       " runs without CURVE (--insecure): drop --key and --server-key and "
+                       "give --insecure, or start the aggregator with --key and --clients");
 }
 
 Status AggregatorLink::HandleMonitorEvent(uint16_t event, uint32_t value) {
@@ -112,21 +132,16 @@ Status AggregatorLink::HandleMonitorEvent(uint16_t event, uint32_t value) {
                              "--key) in the aggregator's configuration with the needed role, or "
                              "check that --key names the right file");
       }
-      spdlog::warn("the aggregator at {} could not check this client's key now (status {}); retrying",
-                   options_.endpoint, value);
+      spdlog::warn(
+          "the aggregator at {} could not check this client's key now (status {}); retrying",
+          options_.endpoint, value);
       return Status::Ok();
     case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
       // The greetings name different mechanisms: one side uses CURVE, the other does not.
       // Retrying cannot cure it, so the first such answer says what to change.
       if (value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH) {
-        if (options_.keys.public_key.empty()) {
-          return Status::Error("the aggregator at " + options_.endpoint +
-                               " requires CURVE: give --key CLIENT.key and --server-key SERVER.pub "
-                               "(the aggregator's public key) instead of --insecure");
-        }
-        return Status::Error("the aggregator at " + options_.endpoint +
-                             " runs without CURVE (--insecure): drop --key and --server-key and "
-                             "give --insecure, or start the aggregator with --key and --clients");
+        if (options_.keys.public_key.empty()) return CurveRequired();
+        return CurveNotUsed();
       }
       [[fallthrough]];
     case ZMQ_EVENT_DISCONNECTED:
@@ -134,16 +149,15 @@ Status AggregatorLink::HandleMonitorEvent(uint16_t event, uint32_t value) {
       if (!handshake_pending_ && event == ZMQ_EVENT_DISCONNECTED) return Status::Ok();
       handshake_pending_ = false;
       if (++failed_handshakes_ < kMaxFailedHandshakes) return Status::Ok();
-      if (options_.keys.public_key.empty()) {
-        return Status::Error("the handshake with " + options_.endpoint + " failed " +
-                             std::to_string(failed_handshakes_) +
-                             " times in a row: the aggregator requires CURVE keys (give --key "
-                             "CLIENT.key and --server-key SERVER.pub) unless it runs --insecure");
-      }
-      return Status::Error("the CURVE handshake with " + options_.endpoint + " failed " +
-                           std::to_string(failed_handshakes_) +
-                           " times in a row: check that --server-key is the aggregator's public "
-                           "key and that the aggregator does not run --insecure");
+      // Without keys a handshake can only fail because the aggregator asks for them (the
+      // mechanism mismatch may show only as failed handshakes, depending on who closes first).
+      if (options_.keys.public_key.empty()) return CurveRequired();
+      if (AcceptsPlainZeroMq(context_, options_.endpoint, milliseconds(1000)))
+        return CurveNotUsed();
+      return Status::Error(
+          "the CURVE handshake with " + options_.endpoint + " failed " +
+          std::to_string(failed_handshakes_) +
+          " times in a row: check that --server-key is the aggregator's public key");
     default:
       return Status::Ok();
   }
@@ -184,8 +198,9 @@ Result<bool> AggregatorLink::SendFrame(std::string_view frame, milliseconds time
     if (stop_.load()) return StoppedError();
     const auto now = Clock::now();
     if (now >= deadline) return false;
-    FATHOM_RETURN_IF_ERROR(
-        Poll(ZMQ_POLLOUT, std::min(kPollSlice, std::chrono::duration_cast<milliseconds>(deadline - now) + milliseconds(1))));
+    FATHOM_RETURN_IF_ERROR(Poll(
+        ZMQ_POLLOUT, std::min(kPollSlice, std::chrono::duration_cast<milliseconds>(deadline - now) +
+                                              milliseconds(1))));
   }
 }
 
@@ -205,8 +220,9 @@ Result<std::optional<wire::Message>> AggregatorLink::Receive(milliseconds timeou
     if (stop_.load()) return StoppedError();
     const auto now = Clock::now();
     if (now >= deadline) return std::optional<wire::Message>();
-    FATHOM_RETURN_IF_ERROR(
-        Poll(ZMQ_POLLIN, std::min(kPollSlice, std::chrono::duration_cast<milliseconds>(deadline - now) + milliseconds(1))));
+    FATHOM_RETURN_IF_ERROR(Poll(
+        ZMQ_POLLIN, std::min(kPollSlice, std::chrono::duration_cast<milliseconds>(deadline - now) +
+                                             milliseconds(1))));
   }
 }
 

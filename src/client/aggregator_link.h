@@ -5,9 +5,9 @@
 // of every completed handshake (handshakes() grows on each connection and reconnection, so a
 // restarted aggregator is noticed at once) and turns a refusal of the client's keys, and a
 // security mechanism that differs from the aggregator's (CURVE on one side only), into an
-// error saying what to change instead of endless retries. Reconnect() replaces the socket: the aggregator then sees
-// a new peer. Every wait polls in short slices and ends with an error once `stop` is set.
-// Owned by one publisher or subscriber and used from its one thread.
+// error saying what to change instead of endless retries. Reconnect() replaces the socket: the
+// aggregator then sees a new peer. Every wait polls in short slices and ends with an error once
+// `stop` is set. Owned by one publisher or subscriber and used from its one thread.
 #pragma once
 
 #include <atomic>
@@ -34,7 +34,8 @@ struct LinkOptions {
 class AggregatorLink {
  public:
   // Validates the keys and connects (connection completes in the background).
-  static Result<std::unique_ptr<AggregatorLink>> Open(LinkOptions options, const std::atomic<bool>& stop);
+  static Result<std::unique_ptr<AggregatorLink>> Open(LinkOptions options,
+                                                      const std::atomic<bool>& stop);
 
   const std::string& endpoint() const { return options_.endpoint; }
   // Closes the socket (dropping what it queued) and connects a fresh one.
@@ -55,6 +56,10 @@ class AggregatorLink {
   // Reads pending monitor events; fails on a refusal.
   Status PumpMonitor();
   Status HandleMonitorEvent(uint16_t event, uint32_t value);
+  // The error for a client without keys whose handshakes an aggregator with CURVE refuses.
+  Status CurveRequired() const;
+  // The error for a client with keys whose aggregator runs without CURVE.
+  Status CurveNotUsed() const;
   // Waits until the socket is ready for `events` (or the monitor has news), at most `slice`.
   Status Poll(short events, std::chrono::milliseconds slice);
 

@@ -71,6 +71,12 @@ bool PathUnder(std::string_view path, std::string_view prefix) {
   return path.size() == prefix.size() || path[prefix.size()] == '/';
 }
 
+bool PathSelected(std::string_view path, std::string_view prefix, bool recursive) {
+  if (!PathUnder(path, prefix)) return false;
+  if (recursive || prefix.empty() || prefix == "/" || path.size() == prefix.size()) return true;
+  return path.find('/', prefix.size() + 1) == std::string_view::npos;
+}
+
 std::string RelativePath(std::string_view root, std::string_view path) {
   if (root == "/") return std::string(path);
   if (path.size() <= root.size()) return "/";

@@ -49,9 +49,13 @@ INSTANTIATE_TEST_SUITE_P(
                 "--timeout: '-2' is not a number of seconds >= 0"},
         Refusal{{"collect", "/tmp", "--bus", "nats://127.0.0.1:1", "--max-bytes", "-1"},
                 "--max-bytes: '-1' is not a whole number >= 0"},
-        Refusal{{"collect", "/tmp", "--bus", "nats://127.0.0.1:1", "--replicas", "0"}, "--replicas"},
-        Refusal{{"aggregate", "--listen", "tcp://127.0.0.1:1", "--insecure", "--store", "postgres://db/x"},
+        Refusal{{"collect", "/tmp", "--bus", "nats://127.0.0.1:1", "--replicas", "0"},
+                "--replicas"},
+        Refusal{{"aggregate", "--listen", "tcp://127.0.0.1:1", "--insecure", "--store",
+                 "postgres://db/x"},
                 "stores are SQLite files (sqlite:FILE or FILE)"},
+        Refusal{{"events", "--store", "x.db", "-n", "-1"},
+                "--max-count: '-1' is not a whole number >= 0"},
         Refusal{{"nosuch"}, "unknown command 'nosuch'; the commands are: watch, events, "},
         Refusal{{"-v", "wacth", "/tmp"}, "unknown command 'wacth'"},
         Refusal{{"watch", "/tmp", "--log-level", "loud"}, "--log-level: loud not in"}));
@@ -75,6 +79,8 @@ TEST(CommandLine, TheStoreIsWrittenTheSameWayEverywhere) {
   for (const std::string& spec : {db, "sqlite:" + db}) {
     auto events = Exec({FathomBinary(), "events", "--store", spec});
     EXPECT_EQ(events.exit_code, 0) << spec << ": " << events.err;
+    auto verify = Exec({FathomBinary(), "store", "verify", spec});
+    EXPECT_EQ(verify.exit_code, 0) << spec << ": " << verify.err;
   }
 }
 

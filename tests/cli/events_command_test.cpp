@@ -90,7 +90,7 @@ TEST_F(EventsCommand, SinceTheLastIdPrintsNothing) {
   EXPECT_EQ(r.out, "");
 }
 
-TEST_F(EventsCommand, PathSelectsTheDirectoryAndItsDescendantsNotSiblings) {
+TEST_F(EventsCommand, PathSelectsTheDirectoryAndItsEntriesNotSiblings) {
   auto r = Events(db_, {"--path", "/watched/a", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(JsonIds(Lines(r.out)), std::vector<uint64_t>{11});
@@ -99,8 +99,22 @@ TEST_F(EventsCommand, PathSelectsTheDirectoryAndItsDescendantsNotSiblings) {
   EXPECT_EQ(Lines(r.out), std::vector<std::string>{"/watched CREATE /f1"}) << "f10 is a sibling";
 }
 
+// --path means what it means for `fathom subscribe`: the path and its direct entries, and with
+// -r everything under it.
+TEST_F(EventsCommand, PathWithoutRecursiveStopsAtDirectEntries) {
+  auto r = Events(db_, {"--path", "/watched", "--since", "9"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Lines(r.out),
+            (std::vector<std::string>{"/watched CREATE /f10", "/watched DELETE /ab"}));
+  r = Events(db_, {"--path", "/watched", "-r", "--since", "9"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Lines(r.out),
+            (std::vector<std::string>{"/watched CREATE /f10", "/watched CREATE,ISDIR /a/x",
+                                      "/watched DELETE /ab"}));
+}
+
 TEST_F(EventsCommand, LimitStopsAfterThatMany) {
-  auto r = Events(db_, {"--since", "2", "--limit", "3", "--format", "json"});
+  auto r = Events(db_, {"--since", "2", "--max-count", "3", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(JsonIds(Lines(r.out)), IdRange(3, 5));
 }
@@ -186,7 +200,9 @@ TEST(EventsCommandErrors, BadUsageExitsTwo) {
            {FathomBinary(), "events", "--store", db, "--since", "ten"},
            {FathomBinary(), "events", "--store", db, "--since", "-1"},
            {FathomBinary(), "events", "--store", db, "--format", "xml"},
-           {FathomBinary(), "events", "--store", db, "--limit"},
+           {FathomBinary(), "events", "--store", db, "--max-count"},
+           {FathomBinary(), "events", "--store", db, "-n", "-1"},
+           {FathomBinary(), "events", "--store", db, "-t", "-1"},
            {FathomBinary(), "events", "--store", db, "--no-such-flag"}}) {
     auto r = testing::Run(args, 20s);
     EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
@@ -223,6 +239,12 @@ TEST_F(EventsFollow, FollowPrintsNewEventsAsTheyAreStoredUntilSigterm) {
   EXPECT_EQ(p.Wait(), 0) << p.stderr_text();
 }
 
+TEST_F(EventsFollow, TimeoutEndsFollowing) {
+  auto r = Events(db_, {"--follow", "-t", "0.5", "--since", "11"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Lines(r.out), std::vector<std::string>{"/watched DELETE /ab"});
+}
+
 TEST_F(EventsFollow, FollowAppliesThePathFilterToNewEvents) {
   Subprocess p({FathomBinary(), "events", "--store", db_, "--path", "/watched/a", "--follow"});
   EXPECT_EQ(p.ReadLines(1), std::vector<std::string>{"/watched CREATE,ISDIR /a/x"});
@@ -255,8 +277,8 @@ TEST_F(EventsFollow, ConsumerRestartingWithItsLastIdGetsExactlyTheEventsAfterIt)
 }
 
 TEST_F(EventsFollow, FollowWithLimitExitsOnceItPrintedThatMany) {
-  Subprocess p({FathomBinary(), "events", "--store", db_, "--since", "11", "--follow", "--limit",
-                "3", "--format", "json"});
+  Subprocess p({FathomBinary(), "events", "--store", db_, "--since", "11", "--follow",
+                "--max-count", "3", "--format", "json"});
   EXPECT_EQ(JsonIds(p.ReadLines(1)), IdRange(12, 12));
   AppendMore({"/watched/i1", "/watched/i2", "/watched/i3"});
   EXPECT_EQ(JsonIds(p.ReadAllLines(10s)), IdRange(13, 14));

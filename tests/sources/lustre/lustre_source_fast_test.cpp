@@ -1,8 +1,8 @@
 // The Lustre source against the emulator's liblustreapi in fast mode: a generated changelog
 // (see src/lustre_sim/api/fast_log.h) read at memory speed, resumed, and cleared.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sqlite3.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -91,7 +91,8 @@ TEST(LustreSourceFastTest, TricklingRecordsTravelInBatches) {
   const auto& events = w.Collect(expected.size());
   const auto took = std::chrono::steady_clock::now() - start;
   ASSERT_GE(events.size(), expected.size());
-  for (size_t i = 0; i < expected.size(); ++i) ASSERT_EQ(Line(events[i]), expected[i]) << "event " << i;
+  for (size_t i = 0; i < expected.size(); ++i)
+    ASSERT_EQ(Line(events[i]), expected[i]) << "event " << i;
   const auto c = w.counters();
   EXPECT_GE(c.records, 4000u);
   EXPECT_LE(c.batches * 5, c.records) << c.batches << " batches for " << c.records << " records";
@@ -109,7 +110,8 @@ class SchedulingDelayProbe {
           while (!stop_.load()) {
             const auto start = std::chrono::steady_clock::now();
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
-            const auto late = std::chrono::steady_clock::now() - start - std::chrono::milliseconds(1);
+            const auto late =
+                std::chrono::steady_clock::now() - start - std::chrono::milliseconds(1);
             const auto us = static_cast<uint64_t>(
                 std::chrono::duration_cast<std::chrono::microseconds>(late).count());
             if (us > longest_us_.load()) longest_us_ = us;
@@ -241,7 +243,8 @@ TEST(LustreSourceFastTest, AcknowledgeClearsOnlyThisUserAndNeverPastThePosition)
   // Acknowledge), but never past what was handed out.
   ASSERT_TRUE(w.source().Acknowledge(position + 1000000).ok());
   const auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (ClearedBy(fs.state_dir(), cl1) != position && std::chrono::steady_clock::now() < deadline) {
+  while (ClearedBy(fs.state_dir(), cl1) != position &&
+         std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(5ms);
   }
   EXPECT_EQ(ClearedBy(fs.state_dir(), cl1), position);
