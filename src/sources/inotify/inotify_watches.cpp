@@ -41,7 +41,8 @@ Result<InotifySource::Placed> InotifySource::AddWatch(DirNode* parent, std::stri
   }
   // Events queued about `parent` may be older than this watch: see OpenWindow.
   OpenWindow(parent);
-  if (DirNode* existing = tree_.Find(wd)) {
+  DirNode* existing = tree_.Find(wd);
+  if (existing != nullptr) {
     // Already watched: the same directory reached again. A root stays a root.
     if (existing->root >= 0) return Placed{};
     if (existing->parent == parent && existing->name == name) return Placed{existing, false};
@@ -49,6 +50,22 @@ Result<InotifySource::Placed> InotifySource::AddWatch(DirNode* parent, std::stri
       WantRescan("a directory was found inside one known to lie inside it");
       return Placed{};
     }
+  }
+  // Another directory known at this path was replaced since: what was known below it is gone.
+  if (auto slot = parent->entries.find(name); slot != parent->entries.end()) {
+    if (DirNode* replaced = slot->second.child; replaced != nullptr && replaced != existing) {
+      if (existing != nullptr && WatchTree::IsWithin(existing, replaced)) {
+        WantRescan("a directory was found in place of one known to hold it");
+        return Placed{};
+      }
+      if (mode == ScanMode::kReport) {
+        DeleteSubtree(replaced, out);
+      } else {
+        ReleaseSubtree(replaced);
+      }
+    }
+  }
+  if (existing != nullptr) {
     // Known at another place: it was moved here. Tell it as a move, so that a consumer moves
     // what it knows below the old place too.
     DirNode* old_parent = existing->parent;

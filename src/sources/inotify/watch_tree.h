@@ -69,9 +69,11 @@ class WatchTree {
   }
   // The node of root `root_index`, watched as `wd`.
   DirNode* AddRoot(int wd, int root_index);
-  // A node for `wd` as the subdirectory `name` of `parent` (the entry is created or updated).
+  // A node for `wd` as the subdirectory `name` of `parent` (the entry is created or updated;
+  // it must not hold another node: remove that one first).
   DirNode* AddChild(DirNode* parent, std::string_view name, int wd);
-  // Re-parents `node` as `name` in `new_parent`; detaches it from its old parent's entry.
+  // Re-parents `node` as `name` in `new_parent`; detaches it from its old parent's entry. The
+  // target entry must not hold another node.
   void Move(DirNode* node, DirNode* new_parent, std::string_view name);
   // The node is now watched under another descriptor (its directory was replaced).
   void Rekey(DirNode* node, int new_wd);
