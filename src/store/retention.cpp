@@ -28,21 +28,6 @@ Result<Retention> Retention::Prepare(const Connection& db, const StoreOptions& o
   return r;
 }
 
-Result<int64_t> Retention::QueryPrepared(const Connection& db, Statement& stmt,
-                                         std::string_view what, int64_t fallback) {
-  int rc = sqlite3_step(stmt.get());
-  int64_t value = fallback;
-  if (rc == SQLITE_ROW) {
-    if (!stmt.ColumnIsNull(0)) value = stmt.ColumnInt(0);
-  } else if (rc != SQLITE_DONE) {
-    Status error = db.Error(rc, what);
-    stmt.Reset();
-    return error;
-  }
-  stmt.Reset();
-  return value;
-}
-
 Result<uint64_t> Retention::FirstYoungId(const Connection& db, uint64_t from, uint64_t cap) {
   const int64_t cutoff =
       NowNs() - std::chrono::duration_cast<std::chrono::nanoseconds>(max_age_).count();
@@ -73,7 +58,7 @@ Result<uint64_t> Retention::FirstYoungId(const Connection& db, uint64_t from, ui
 Result<uint64_t> Retention::RemoveExpired(const Connection& db, uint64_t last_id,
                                           uint64_t max_ids, bool check_age) {
   FATHOM_ASSIGN_OR_RETURN(int64_t first,
-                          QueryPrepared(db, read_first_, "finding the oldest event", 1));
+                          db.QueryInt(read_first_, "finding the oldest event", 1));
   const uint64_t oldest = static_cast<uint64_t>(first);
   if (oldest > last_id) return uint64_t{0};                      // empty
   const uint64_t cap = std::min(oldest + max_ids, last_id + 1);  // never remove this id or above
@@ -100,7 +85,7 @@ Result<uint64_t> Retention::PruneAll(const Connection& db) {
     uint64_t removed = 0;
     auto run = [&]() -> Status {
       FATHOM_RETURN_IF_ERROR(db.StepDone(begin_, "locking the store for writing"));
-      FATHOM_ASSIGN_OR_RETURN(int64_t last, QueryPrepared(db, read_last_, "reading the last id", 0));
+      FATHOM_ASSIGN_OR_RETURN(int64_t last, db.QueryInt(read_last_, "reading the last id", 0));
       FATHOM_ASSIGN_OR_RETURN(removed,
                               RemoveExpired(db, static_cast<uint64_t>(last), kPruneChunk, true));
       return db.StepDone(commit_, "committing the removal of expired events");

@@ -42,9 +42,6 @@ class Retention {
  private:
   // The first id in [from, cap) whose event is not older than max_age (cap if none).
   Result<uint64_t> FirstYoungId(const Connection& db, uint64_t from, uint64_t cap);
-  // A single-row query on a prepared statement; `fallback` when it yields NULL or no row.
-  static Result<int64_t> QueryPrepared(const Connection& db, Statement& stmt,
-                                       std::string_view what, int64_t fallback);
 
   uint64_t max_events_ = 0;
   std::chrono::seconds max_age_{0};

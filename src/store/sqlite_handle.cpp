@@ -181,6 +181,21 @@ Result<int64_t> Connection::QueryInt(const char* sql, std::string_view what,
   return Error(rc, what);
 }
 
+Result<int64_t> Connection::QueryInt(Statement& stmt, std::string_view what,
+                                     int64_t fallback) const {
+  int rc = sqlite3_step(stmt.get());
+  int64_t value = fallback;
+  if (rc == SQLITE_ROW) {
+    if (!stmt.ColumnIsNull(0)) value = stmt.ColumnInt(0);
+  } else if (rc != SQLITE_DONE) {
+    Status error = Error(rc, what);
+    stmt.Reset();
+    return error;
+  }
+  stmt.Reset();
+  return value;
+}
+
 Status Connection::StepDone(Statement& stmt, std::string_view what) const {
   int rc = sqlite3_step(stmt.get());
   if (rc != SQLITE_DONE) {

@@ -86,6 +86,8 @@ class Connection {
   Status Exec(const char* sql, std::string_view what) const;
   // Runs `sql` and returns the first column of its first row (`fallback` if no row).
   Result<int64_t> QueryInt(const char* sql, std::string_view what, int64_t fallback = 0) const;
+  // The same on a prepared, bound statement, which is reset afterwards (NULL gives `fallback`).
+  Result<int64_t> QueryInt(Statement& stmt, std::string_view what, int64_t fallback = 0) const;
   // Steps `stmt` expecting no row (INSERT/UPDATE/DELETE), then resets it.
   Status StepDone(Statement& stmt, std::string_view what) const;
   // Rolls back the open transaction, if any (after a failure; its own errors are moot).

@@ -136,8 +136,6 @@ class SqliteStore final : public EventStore {
   // Runs `step` in one write transaction (rolled back on failure).
   Status InTransaction(std::string_view what, const std::function<Status()>& step);
   Status RequireWriter(std::string_view what) const;
-  // A single-row query on a prepared writer statement; `fallback` when it yields NULL or no row.
-  Result<int64_t> QueryPrepared(Statement& stmt, std::string_view what, int64_t fallback = 0);
   // An immutable snapshot whose files changed since it was opened (a writer started on the
   // store, or wrote it and stopped) is opened again, as a reader would open it now.
   Status RefreshSnapshot();
@@ -184,21 +182,6 @@ Status SqliteStore::RequireWriter(std::string_view what) const {
                        ": the store was opened read-only");
 }
 
-Result<int64_t> SqliteStore::QueryPrepared(Statement& stmt, std::string_view what,
-                                           int64_t fallback) {
-  int rc = sqlite3_step(stmt.get());
-  int64_t value = fallback;
-  if (rc == SQLITE_ROW) {
-    if (!stmt.ColumnIsNull(0)) value = stmt.ColumnInt(0);
-  } else if (rc != SQLITE_DONE) {
-    Status error = db_.Error(rc, what);
-    stmt.Reset();
-    return error;
-  }
-  stmt.Reset();
-  return value;
-}
-
 Status SqliteStore::InTransaction(std::string_view what, const std::function<Status()>& step) {
   FATHOM_RETURN_IF_ERROR(RequireWriter(what));
   Status status = db_.StepDone(w_.begin, "locking the store for writing");
@@ -233,7 +216,7 @@ Result<uint64_t> SqliteStore::AppendChunks(std::span<const EncodedChunk> chunks,
   uint64_t first = 0;
   auto run = [&]() -> Status {
     FATHOM_RETURN_IF_ERROR(db_.StepDone(w_.begin, "locking the store for writing"));
-    FATHOM_ASSIGN_OR_RETURN(int64_t last, QueryPrepared(w_.read_last, "reading the last id"));
+    FATHOM_ASSIGN_OR_RETURN(int64_t last, db_.QueryInt(w_.read_last, "reading the last id"));
     first = static_cast<uint64_t>(last) + 1;
     FATHOM_RETURN_IF_ERROR(InsertChunkRows(db_, w_.insert_chunk, first, chunks, "inserting events"));
     uint64_t id = first - 1;
@@ -276,12 +259,12 @@ Status SqliteStore::PurgeThrough(uint64_t id) {
   for (;;) {
     bool done = false;
     FATHOM_RETURN_IF_ERROR(InTransaction(what, [&]() -> Status {
-      FATHOM_ASSIGN_OR_RETURN(int64_t last, QueryPrepared(w_.read_last, "reading the last id"));
+      FATHOM_ASSIGN_OR_RETURN(int64_t last, db_.QueryInt(w_.read_last, "reading the last id"));
       if (id > static_cast<uint64_t>(last)) {
         return Status::Error("event store " + options_.path + ": cannot purge through id " +
                              std::to_string(id) + ": the newest id is " + std::to_string(last));
       }
-      FATHOM_ASSIGN_OR_RETURN(int64_t first, QueryPrepared(w_.read_first, "finding the oldest event", 1));
+      FATHOM_ASSIGN_OR_RETURN(int64_t first, db_.QueryInt(w_.read_first, "finding the oldest event", 1));
       const uint64_t oldest = static_cast<uint64_t>(first);
       const uint64_t stop = std::min(id + 1, oldest + kPruneChunk);  // exclusive
       done = stop >= id + 1;

@@ -1,5 +1,7 @@
 #include "support/subprocess.h"
 
+#include <cctype>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -127,6 +129,23 @@ RunResult Run(std::vector<std::string> argv, std::chrono::milliseconds timeout) 
   r.exit_code = p.Wait();
   r.err = p.stderr_text();
   return r;
+}
+
+bool HasVersionNumber(const std::string& text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    size_t j = i;
+    int parts = 0;
+    while (parts < 3) {
+      const size_t start = j;
+      while (j < text.size() && isdigit(static_cast<unsigned char>(text[j]))) ++j;
+      if (j == start) break;
+      ++parts;
+      if (parts < 3 && (j >= text.size() || text[j] != '.')) break;
+      if (parts < 3) ++j;
+    }
+    if (parts == 3) return true;
+  }
+  return false;
 }
 
 std::string FathomBinary() { return FATHOM_BINARY; }
