@@ -20,14 +20,7 @@ using testing::MakeEvent;
 using testing::RunResult;
 using testing::Subprocess;
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
-    lines.push_back(text.substr(start, nl - start));
-  }
-  return lines;
-}
+using testing::Lines;
 
 std::vector<uint64_t> JsonIds(const std::vector<std::string>& lines) {
   std::vector<uint64_t> ids;

@@ -19,14 +19,7 @@ using namespace std::chrono_literals;
 using testing::FathomBinary;
 using testing::RunResult;
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
-    lines.push_back(text.substr(start, nl - start));
-  }
-  return lines;
-}
+using testing::Lines;
 
 RunResult Fathom(std::vector<std::string> args) {
   args.insert(args.begin(), FathomBinary());

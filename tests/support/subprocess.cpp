@@ -131,6 +131,15 @@ RunResult Run(std::vector<std::string> argv, std::chrono::milliseconds timeout) 
   return r;
 }
 
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
+    lines.push_back(text.substr(start, nl - start));
+  }
+  return lines;
+}
+
 bool HasVersionNumber(const std::string& text) {
   for (size_t i = 0; i < text.size(); ++i) {
     size_t j = i;

@@ -58,6 +58,9 @@ struct RunResult {
 };
 RunResult Run(std::vector<std::string> argv, std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
+// The newline-terminated lines of `text` (a last line without '\n' is left out).
+std::vector<std::string> Lines(const std::string& text);
+
 // Whether `text` holds a version number: three dot-separated runs of digits ("0.1.0").
 bool HasVersionNumber(const std::string& text);
 
