@@ -1,0 +1,262 @@
+// catalog.h — the metadata catalog: a database mirror of file-system metadata, kept exact by
+// scans and live by fathom's own event stream, answering find / du / report without touching
+// the file system (docs/catalog.md).
+//
+// Model (Robinhood's NAMES idea): an entry per object (an inode, identified by st_dev and
+// st_ino) and a name per (parent entry, name) -> entry. A root is a name whose parent is 0
+// and whose name is the root's absolute path. A directory rename is one name update, hard
+// links are several names of one entry.
+//
+// Kept in the same transaction as every change, never computed at query time:
+//   - accounting per (uid, gid, type): count, size, blocks and the ten size buckets;
+//   - per directory, the totals of its subtree (the directory itself and every name below
+//     it: a file with two names below it counts twice there, Usage() corrects for GNU du);
+//   - removed objects (last path, attributes, when, by whom where the source says), kept
+//     for a retention period, for `fathom undelete --list`.
+// Recount() recomputes all of them from the entries and names and compares.
+//
+// Observations and freshness: every change carries the time it was observed. An
+// observation older than what the catalog holds about that object is ignored, so that a
+// scan running while events are applied cannot undo a newer event (a name an event removed
+// at T is not brought back by a listing made before T; a rename applied at T is not undone).
+//
+// Backends: SQLite (one writer at a time, WAL, batched transactions) and PostgreSQL, chosen
+// by URI, with the same results. A Catalog object is used from one thread at a time; any
+// number of processes may read while one writes. A catalog written by a newer fathom, a file
+// that is not a catalog, or a damaged one is refused with an error naming the cause and the
+// fix; a transaction is either wholly committed or absent after a crash.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fathom/status.h"
+
+namespace fathom::catalog {
+
+// The catalog's own id of an object (an entry); 0 is "none" and the parent of every root.
+using EntryId = int64_t;
+
+// Lustre's view of an object, where the source has one.
+struct LustreInfo {
+  std::string fid;                // "[0x200000400:0x1:0x0]"
+  uint32_t mdt_index = 0;
+  uint32_t stripe_count = 0;
+  uint64_t stripe_size = 0;
+  std::string pool;
+  std::vector<uint32_t> osts;     // OST indexes holding its objects
+  friend bool operator==(const LustreInfo&, const LustreInfo&) = default;
+};
+
+// One object's attributes as lstat(2)/statx(2) report them.
+struct Attrs {
+  uint64_t dev = 0;               // st_dev: with ino, the object's identity
+  uint64_t ino = 0;               // st_ino
+  uint32_t mode = 0;              // st_mode, the S_IFMT type bits included
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  uint64_t nlink = 0;
+  int64_t size = 0;               // bytes
+  int64_t blocks = 0;             // 512-byte blocks allocated (st_blocks)
+  int64_t atime_ns = 0;           // nanoseconds since the epoch
+  int64_t mtime_ns = 0;
+  int64_t ctime_ns = 0;
+  std::string symlink;            // a symbolic link's target, "" for anything else
+  std::optional<uint32_t> projid;
+  std::optional<LustreInfo> lustre;
+  friend bool operator==(const Attrs&, const Attrs&) = default;
+};
+
+// When and by what a change was seen.
+struct Observation {
+  int64_t time_ns = 0;            // when the attributes were read / the event happened
+  uint64_t generation = 0;        // the scan that saw it (0: not a scan)
+};
+
+// Who removed an object and when, as far as the source says.
+struct Removal {
+  int64_t time_ns = 0;
+  uint64_t event_id = 0;          // the stream event that removed it (0: found gone by a scan)
+  std::optional<uint32_t> uid;    // Lustre changelog u=
+  std::string jobid;              // Lustre changelog j=
+};
+
+struct RemovedEntry {
+  std::string path;               // its last path
+  Attrs attrs;                    // its last attributes
+  Removal removal;
+};
+
+// Totals over a set of names.
+struct Totals {
+  uint64_t files = 0;             // regular files
+  uint64_t dirs = 0;
+  uint64_t symlinks = 0;
+  uint64_t others = 0;            // devices, FIFOs, sockets
+  int64_t size = 0;
+  int64_t blocks = 0;             // 512-byte blocks
+  int64_t max_mtime_ns = 0;
+  uint64_t entries() const { return files + dirs + symlinks + others; }
+  friend bool operator==(const Totals&, const Totals&) = default;
+};
+
+// Robinhood's size profile: 0, 1-31, 32-1K-1, 1K-32K-1, 32K-1M-1, 1M-32M-1, 32M-1G-1,
+// 1G-32G-1, 32G-1T-1, >=1T (bucket i > 0 holds sizes whose floor(log2(size) / 5) is i - 1).
+inline constexpr int kSizeBuckets = 10;
+int SizeBucket(int64_t size);
+
+// Accounting of the objects of one (uid, gid, type): each object counted once.
+struct AcctRow {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  uint32_t type = 0;              // S_IFMT bits
+  uint64_t count = 0;
+  int64_t size = 0;
+  int64_t blocks = 0;
+  std::array<uint64_t, kSizeBuckets> buckets{};
+  friend bool operator==(const AcctRow&, const AcctRow&) = default;
+};
+
+// A name and the object it leads to.
+struct Node {
+  EntryId id = 0;
+  EntryId parent = 0;
+  std::string name;               // for a root: its absolute path
+  Attrs attrs;
+};
+
+// One step of Walk(): the node, its path and its depth below the walk's start (0).
+struct Visit {
+  const Node& node;
+  std::string_view path;
+  int depth = 0;
+};
+
+enum class WalkStep { kContinue, kSkipChildren, kStop };
+
+// Objects selected through the catalog's indexes (each bound optional, all must hold);
+// Select() then hands every name of each object, so that a selective query costs what it
+// selects, not the size of the catalog.
+struct Selection {
+  std::optional<uint32_t> uid;
+  std::optional<uint32_t> gid;
+  std::optional<int64_t> min_size, max_size;          // bytes, inclusive
+  std::optional<int64_t> min_mtime_ns, max_mtime_ns;  // inclusive
+  std::optional<uint32_t> type;                        // S_IFMT bits
+};
+
+// What Recount() found: every kept statistic compared with a recomputation.
+struct RecountReport {
+  uint64_t entries = 0;
+  uint64_t names = 0;
+  std::vector<std::string> differences;  // "accounting uid=1000 gid=1000 type=file: count 3 != 4"
+  bool ok() const { return differences.empty(); }
+};
+
+struct CatalogInfo {
+  std::string uri;
+  std::string backend;            // "sqlite", "postgresql"
+  int schema_version = 0;
+  uint64_t entries = 0;
+  uint64_t names = 0;
+  uint64_t removed = 0;
+  int64_t bytes = 0;              // size of the database
+  std::vector<std::string> roots;
+};
+
+struct CatalogOptions {
+  // "sqlite:FILE", a plain FILE (SQLite), or "postgresql://..." / "postgres://...".
+  std::string uri = "fathom-catalog.db";
+  bool read_only = false;         // queries only; never creates or writes
+  std::chrono::seconds removed_retention{30 * 24 * 3600};  // removed entries kept this long
+};
+
+// One transaction of changes, applied in order; statistics follow each change. Nothing is
+// visible to readers, nor durable, before Commit(). Dropped without Commit(): rolled back.
+class Batch {
+ public:
+  virtual ~Batch() = default;
+
+  // The entry a path leads to (absolute, no trailing '/'), 0 when the catalog has none.
+  virtual Result<EntryId> Lookup(std::string_view path) = 0;
+  // Adds (or updates) a root: an absolute path whose parent the catalog does not hold.
+  virtual Result<EntryId> PutRoot(std::string_view path, const Attrs& attrs,
+                                  const Observation& seen) = 0;
+  // Makes `name` in directory `parent` lead to the object `attrs` describes:
+  //  - already so: the attributes are updated;
+  //  - another object there: that name is removed first (as Remove());
+  //  - this object held under another name: a new name when it is a hard link (not a
+  //    directory, nlink > 1), else moved from there (a rename the catalog missed: a
+  //    directory keeps its subtree);
+  //  - ignored when the catalog's observation of the object (or of its removal) is newer.
+  // Returns the object's entry.
+  virtual Result<EntryId> Put(EntryId parent, std::string_view name, const Attrs& attrs,
+                              const Observation& seen) = 0;
+  // Removes a name; an object left without names is recorded as removed (its last path), a
+  // directory with its whole subtree. A name the catalog does not hold is not an error.
+  virtual Status Remove(EntryId parent, std::string_view name, const Removal& removal) = 0;
+  // Renames (parent, name) to (new_parent, new_name), replacing what is there (recorded as
+  // removed with `replaced`): one name update whatever the subtree below it.
+  virtual Status Move(EntryId parent, std::string_view name, EntryId new_parent,
+                      std::string_view new_name, const Observation& seen,
+                      const Removal& replaced) = 0;
+  // Commits; `stream` and `last_applied` (when given) record, in the same transaction, how
+  // far a named consumer of the event stream has applied it.
+  virtual Status Commit(std::string_view stream = {}, uint64_t last_applied = 0) = 0;
+};
+
+class Catalog {
+ public:
+  virtual ~Catalog() = default;
+
+  static Result<std::unique_ptr<Catalog>> Open(const CatalogOptions& options);
+
+  virtual Result<std::unique_ptr<Batch>> Begin() = 0;
+
+  // The last event id a named consumer has applied (0: none).
+  virtual Result<uint64_t> LastApplied(std::string_view stream) = 0;
+
+  // Scans: a generation per scan of a root. FinishScan() removes, in chunks with `progress`
+  // (names removed so far), every name under `root` the scan did not see, unless observed
+  // after the scan started; an interrupted scan is resumed by BeginScan(resume = true),
+  // which returns the unfinished generation.
+  virtual Result<uint64_t> BeginScan(std::string_view root, bool resume) = 0;
+  virtual Status FinishScan(uint64_t generation,
+                            const std::function<void(uint64_t removed)>& progress) = 0;
+
+  // Queries.
+  virtual Result<std::optional<Node>> Stat(std::string_view path) = 0;
+  // The names in a directory, in byte order of the name, until `fn` returns false.
+  virtual Status Children(EntryId dir, const std::function<bool(const Node&)>& fn) = 0;
+  // Pre-order from `path` (depth 0), children in byte order of their names.
+  virtual Status Walk(std::string_view path,
+                      const std::function<WalkStep(const Visit&)>& fn) = 0;
+  // Every absolute path of an object, sorted.
+  virtual Result<std::vector<std::string>> Paths(EntryId id) = 0;
+  // Objects matching `selection`, each with every name it has, until `fn` returns false.
+  virtual Status Select(const Selection& selection,
+                        const std::function<bool(const Visit&)>& fn) = 0;
+  // The kept totals of a directory's subtree (per name, the directory itself included).
+  virtual Result<Totals> Subtree(EntryId dir) = 0;
+  // The same with GNU du's rule: an object with several names below `dir` counted once
+  // (every time with `count_links`).
+  virtual Result<Totals> Usage(EntryId dir, bool count_links) = 0;
+  virtual Result<std::vector<AcctRow>> Accounting() = 0;
+  // Removed objects whose last path lies under `path_prefix`, removed at or after
+  // `since_ns`, newest first.
+  virtual Status Removed(std::string_view path_prefix, int64_t since_ns,
+                         const std::function<bool(const RemovedEntry&)>& fn) = 0;
+
+  virtual Result<CatalogInfo> Info() = 0;
+  // Recomputes every kept statistic and compares (`repair`: replaces what differs).
+  virtual Result<RecountReport> Recount(bool repair) = 0;
+};
+
+}  // namespace fathom::catalog
