@@ -17,5 +17,7 @@ CommandRunner AddAggregateCommand(CLI::App& app);
 CommandRunner AddSubscribeCommand(CLI::App& app);
 CommandRunner AddKeygenCommand(CLI::App& app);
 CommandRunner AddStoreCommand(CLI::App& app);
+CommandRunner AddScanCommand(CLI::App& app);
+CommandRunner AddCatalogCommand(CLI::App& app);
 
 }  // namespace fathom::cli

@@ -41,6 +41,8 @@ int main(int argc, char** argv) {
   add(&fathom::cli::AddSubscribeCommand);
   add(&fathom::cli::AddKeygenCommand);
   add(&fathom::cli::AddStoreCommand);
+  add(&fathom::cli::AddScanCommand);
+  add(&fathom::cli::AddCatalogCommand);
 
   if (auto unknown = fathom::cli::UnknownCommand(app, argc, argv)) {
     std::fprintf(stderr, "fathom: unknown command '%s'; the commands are: %s (fathom --help)\n",

@@ -1,0 +1,37 @@
+// dirty_paths.h — the paths whose attributes must be read again before a batch of events is
+// committed, kept so that each is read once however many events named it (an entry changed
+// a thousand times in a batch is stat'ed once), and kept true while the batch renames and
+// removes directories: a path below a renamed directory follows it, one below a removed
+// directory is dropped.
+//
+// A plain value type, used from one thread.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fathom::catalog {
+
+class DirtyPaths {
+ public:
+  // Notes `path` (absolute), keeping the order in which paths were first noted.
+  void Add(std::string_view path);
+  // `from` and everything below it now live under `to`.
+  void Move(std::string_view from, std::string_view to);
+  // Drops `path` and everything below it.
+  void Remove(std::string_view path);
+  // The noted paths, parents before what lies below them, then in the order first noted;
+  // leaves the set empty.
+  std::vector<std::string> Take();
+  size_t size() const { return order_.size(); }
+  bool empty() const { return order_.empty(); }
+
+ private:
+  // path -> the order in which it was first noted
+  std::map<std::string, uint64_t, std::less<>> order_;
+  uint64_t next_ = 0;
+};
+
+}  // namespace fathom::catalog

@@ -1,0 +1,196 @@
+#include "catalog/follow/event_applier.h"
+
+#include <nlohmann/json.hpp>
+
+#include <utility>
+
+#include "catalog/follow/live_attrs.h"
+
+namespace fathom::catalog {
+namespace {
+
+constexpr uint32_t kRefreshKinds =
+    kind::kCreate | kind::kModify | kind::kAttrib | kind::kCloseWrite | kind::kMovedTo;
+constexpr uint32_t kRemoveKinds = kind::kDelete | kind::kDeleteSelf;
+
+std::string_view DirName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return {};
+  return slash == 0 ? std::string_view("/") : path.substr(0, slash);
+}
+
+std::string_view BaseName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// Who removed it, where the source says (Lustre: "uid", "jobid" in the event's attributes).
+Removal RemovalOf(const Event& e) {
+  Removal r{.time_ns = e.ts_ns, .event_id = e.id};
+  if (e.attrs.empty()) return r;
+  const auto attrs = nlohmann::json::parse(e.attrs, nullptr, /*allow_exceptions=*/false);
+  if (!attrs.is_object()) return r;
+  if (auto uid = attrs.find("uid"); uid != attrs.end() && uid->is_number_unsigned()) {
+    r.uid = uid->get<uint32_t>();
+  }
+  if (auto jobid = attrs.find("jobid"); jobid != attrs.end() && jobid->is_string()) {
+    r.jobid = jobid->get<std::string>();
+  }
+  return r;
+}
+
+bool IsRenamePair(const Event& from, const Event& to) {
+  return (from.mask & kind::kMovedFrom) && (to.mask & kind::kMovedTo) && from.cookie != 0 &&
+         from.cookie == to.cookie;
+}
+
+}  // namespace
+
+EventApplier::EventApplier(Catalog& catalog, std::string stream, Rescan rescan)
+    : catalog_(catalog), stream_(std::move(stream)), rescan_(std::move(rescan)) {}
+
+Status EventApplier::Apply(std::span<const Event> events) {
+  if (!roots_loaded_) {
+    FATHOM_ASSIGN_OR_RETURN(CatalogInfo info, catalog_.Info());
+    roots_ = std::move(info.roots);
+    roots_loaded_ = true;
+  }
+  size_t begin = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event& e = events[i];
+    const bool new_root = !e.root.empty() && !UnderRoot(e.root);
+    if (!(e.mask & kind::kOverflow) && !new_root) continue;
+    // What came before is committed first; the scan then settles what the stream could not
+    // say (or brings in a root the catalog lacks, with everything below it), and only after
+    // it is the event's own id recorded, so a crash runs the scan again.
+    if (i > begin) {
+      FATHOM_RETURN_IF_ERROR(ApplyStretch(events.subspan(begin, i - begin), events[i - 1].id));
+    }
+    if (new_root) roots_.push_back(e.root);
+    const std::string& target = new_root || e.path.empty() ? e.root : e.path;
+    if (UnderRoot(target)) {
+      ++counters_.rescans;
+      FATHOM_RETURN_IF_ERROR(rescan_(target));
+    }
+    begin = i;  // the event itself goes with the next stretch
+  }
+  if (begin < events.size()) {
+    FATHOM_RETURN_IF_ERROR(ApplyStretch(events.subspan(begin), events.back().id));
+  }
+  return Status::Ok();
+}
+
+Status EventApplier::ApplyStretch(std::span<const Event> events, uint64_t through) {
+  FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<Batch> batch, catalog_.Begin());
+  for (size_t i = 0; i < events.size(); ++i) {
+    FATHOM_RETURN_IF_ERROR(ApplyEvent(*batch, events, i));
+  }
+  FATHOM_RETURN_IF_ERROR(RefreshMarked(*batch));
+  FATHOM_RETURN_IF_ERROR(batch->Commit(stream_, through));
+  counters_.events += events.size();
+  return Status::Ok();
+}
+
+Status EventApplier::ApplyEvent(Batch& batch, std::span<const Event> events, size_t& i) {
+  const Event& e = events[i];
+  // PARENT_REMOVED: the object went with a directory whose own removal (or replacement) the
+  // stream holds after it, and that removes everything below the directory.
+  if (e.mask & (kind::kOverflow | kind::kParentRemoved)) return Status::Ok();
+  if (!UnderRoot(e.path)) {
+    ++counters_.outside;
+    if (i + 1 < events.size() && IsRenamePair(e, events[i + 1])) {
+      // Moved in from outside the roots: what arrived is new here.
+      ++i;
+      if (UnderRoot(events[i].path)) marked_.Add(events[i].path);
+    }
+    return Status::Ok();
+  }
+  if (e.mask & kind::kMovedFrom) {
+    if (i + 1 < events.size() && IsRenamePair(e, events[i + 1])) {
+      ++i;
+      return ApplyRename(batch, e, events[i]);
+    }
+    return ApplyRemove(batch, e);  // moved out of the roots
+  }
+  if (e.mask & kRemoveKinds) return ApplyRemove(batch, e);
+  if (e.mask & kRefreshKinds) marked_.Add(e.path);
+  return Status::Ok();
+}
+
+Status EventApplier::ApplyRename(Batch& batch, const Event& from, const Event& to) {
+  if (!UnderRoot(to.path)) return ApplyRemove(batch, from);
+  marked_.Move(from.path, to.path);
+  marked_.Add(to.path);  // its ctime changed; and it is put there if the catalog lacked it
+  FATHOM_ASSIGN_OR_RETURN(const EntryId known, batch.Lookup(from.path));
+  if (known == 0) return Status::Ok();
+  FATHOM_ASSIGN_OR_RETURN(const EntryId from_parent, batch.Lookup(DirName(from.path)));
+  FATHOM_ASSIGN_OR_RETURN(const EntryId to_parent, ParentOf(batch, to.path));
+  if (to_parent == 0) return ApplyRemove(batch, from);
+  return batch.Move(from_parent, BaseName(from.path), to_parent, BaseName(to.path),
+                    Observation{.time_ns = to.ts_ns}, RemovalOf(to));
+}
+
+Status EventApplier::ApplyRemove(Batch& batch, const Event& e) {
+  marked_.Remove(e.path);
+  if (DirName(e.path).empty()) return Status::Ok();
+  const bool is_root =
+      std::find(roots_.begin(), roots_.end(), e.path) != roots_.end();
+  EntryId parent = 0;
+  if (!is_root) {
+    FATHOM_ASSIGN_OR_RETURN(parent, batch.Lookup(DirName(e.path)));
+    if (parent == 0) return Status::Ok();  // the catalog never held it
+  }
+  return batch.Remove(parent, is_root ? std::string_view(e.path) : BaseName(e.path),
+                      RemovalOf(e));
+}
+
+Status EventApplier::RefreshMarked(Batch& batch) {
+  for (const std::string& path : marked_.Take()) {
+    ++counters_.reads;
+    FATHOM_ASSIGN_OR_RETURN(std::optional<Attrs> attrs, ReadLiveAttrs(path));
+    const Observation seen{.time_ns = NowNs()};
+    if (!attrs) {
+      ++counters_.gone;
+      continue;
+    }
+    if (std::find(roots_.begin(), roots_.end(), path) != roots_.end()) {
+      FATHOM_RETURN_IF_ERROR(batch.PutRoot(path, *attrs, seen).status());
+      continue;
+    }
+    FATHOM_ASSIGN_OR_RETURN(const EntryId parent, ParentOf(batch, path));
+    if (parent == 0) {
+      ++counters_.gone;
+      continue;
+    }
+    FATHOM_RETURN_IF_ERROR(batch.Put(parent, BaseName(path), *attrs, seen).status());
+  }
+  return Status::Ok();
+}
+
+Result<EntryId> EventApplier::ParentOf(Batch& batch, std::string_view path) {
+  const std::string_view dir = DirName(path);
+  if (dir.empty() || !UnderRoot(dir)) return EntryId{0};
+  FATHOM_ASSIGN_OR_RETURN(const EntryId known, batch.Lookup(dir));
+  if (known != 0) return known;
+  // A directory the catalog missed (created and filled before it was watched, or its events
+  // still ahead in the stream): described from the file system, and its parents with it.
+  FATHOM_ASSIGN_OR_RETURN(std::optional<Attrs> attrs, ReadLiveAttrs(std::string(dir)));
+  ++counters_.reads;
+  if (!attrs) return EntryId{0};
+  const Observation seen{.time_ns = NowNs()};
+  if (std::find(roots_.begin(), roots_.end(), dir) != roots_.end()) {
+    return batch.PutRoot(dir, *attrs, seen);
+  }
+  FATHOM_ASSIGN_OR_RETURN(const EntryId grandparent, ParentOf(batch, dir));
+  if (grandparent == 0) return EntryId{0};
+  return batch.Put(grandparent, BaseName(dir), *attrs, seen);
+}
+
+bool EventApplier::UnderRoot(std::string_view path) const {
+  for (const std::string& root : roots_) {
+    if (PathUnder(path, root)) return true;
+  }
+  return false;
+}
+
+}  // namespace fathom::catalog

@@ -1,0 +1,80 @@
+// event_applier.h — applies fathom's event stream to the catalog, batch by batch.
+//
+// Each Apply() is one transaction per stretch of events (two when a rescan splits it), which
+// records in the catalog, with the changes, the id of the last event applied: a consumer
+// killed at any point resumes after what the catalog holds, and nothing is applied twice.
+//
+// Namespace events are applied in order: DELETE removes a name (a directory with its
+// subtree), a MOVED_FROM/MOVED_TO pair renames (one name update whatever lies below), a lone
+// MOVED_FROM (moved out of the roots) removes. CREATE, MODIFY, ATTRIB, CLOSE_WRITE and the
+// target of a rename only mark the path: once the stretch is read, every marked path is read
+// from the live file system once (lstat) and put into the catalog with what it is now. A path
+// already gone is left alone: the stream still holds the DELETE or rename that says where it
+// went. OVERFLOW (the stream could not say what changed) rescans the subtree it names, after
+// what came before it is committed and before its own id is. PARENT_REMOVED changes nothing:
+// the object went with its directory, whose removal the stream holds after it.
+//
+// Paths outside every root of the catalog are ignored, except that an event's root (the
+// directory a source watches) becomes a root of the catalog when it lies under none: it is
+// scanned, like an OVERFLOW's subtree, so the catalog holds what was there before.
+//
+// Used from one thread, with the Catalog it is given (which it does not own).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "catalog/follow/dirty_paths.h"
+#include "fathom/catalog.h"
+#include "fathom/event.h"
+#include "fathom/status.h"
+
+namespace fathom::catalog {
+
+struct ApplyCounters {
+  uint64_t events = 0;          // events applied
+  uint64_t reads = 0;           // paths read from the file system (one per marked path)
+  uint64_t gone = 0;            // marked paths already gone when read
+  uint64_t outside = 0;         // events about paths outside every root
+  uint64_t rescans = 0;         // subtrees scanned (OVERFLOW, a new root)
+};
+
+class EventApplier {
+ public:
+  // Makes the catalog's subtree at `path` equal to the file system (its own transactions).
+  using Rescan = std::function<Status(std::string_view path)>;
+
+  // `stream`: the consumer name under which the catalog records the last id applied.
+  EventApplier(Catalog& catalog, std::string stream, Rescan rescan);
+
+  // Applies `events` (ids increasing) and commits them.
+  Status Apply(std::span<const Event> events);
+
+  const ApplyCounters& counters() const { return counters_; }
+
+ private:
+  // Applies `events` in one transaction, committed with `through` as the last id.
+  Status ApplyStretch(std::span<const Event> events, uint64_t through);
+  Status ApplyEvent(Batch& batch, std::span<const Event> events, size_t& i);
+  Status ApplyRename(Batch& batch, const Event& from, const Event& to);
+  Status ApplyRemove(Batch& batch, const Event& e);
+  Status RefreshMarked(Batch& batch);
+  // The entry of `path`'s parent, put into the catalog from the file system when missing;
+  // 0 when the path lies outside every root or its parent is gone.
+  Result<EntryId> ParentOf(Batch& batch, std::string_view path);
+  bool UnderRoot(std::string_view path) const;
+
+  Catalog& catalog_;
+  std::string stream_;
+  Rescan rescan_;
+  std::vector<std::string> roots_;
+  bool roots_loaded_ = false;
+  DirtyPaths marked_;
+  ApplyCounters counters_;
+};
+
+}  // namespace fathom::catalog

@@ -1,0 +1,34 @@
+#include "catalog/follow/stream_follower.h"
+
+#include <spdlog/spdlog.h>
+
+namespace fathom::catalog {
+
+Status FollowStream(EventFeed& feed, EventApplier& applier, const FollowLimits& limits,
+                    const FollowCallbacks& callbacks, const std::atomic<bool>& stop) {
+  FeedBatch batch;
+  uint64_t applied = 0;
+  while (!stop.load()) {
+    size_t room = limits.max_batch;
+    if (limits.max_events > 0) room = std::min<uint64_t>(room, limits.max_events - applied);
+    FATHOM_RETURN_IF_ERROR(feed.Next(batch, room, limits.wait));
+    if (batch.lost_before) {
+      spdlog::warn("catalog: events were removed from the stream before the catalog applied "
+                   "them; scanning every root again");
+      FATHOM_RETURN_IF_ERROR(callbacks.rescan_roots());
+    }
+    if (batch.events.empty()) {
+      if (limits.until_idle) break;
+      continue;
+    }
+    FATHOM_RETURN_IF_ERROR(applier.Apply(batch.events));
+    const uint64_t last = batch.events.back().id;
+    FATHOM_RETURN_IF_ERROR(feed.Acknowledge(last));
+    applied += batch.events.size();
+    if (callbacks.committed) callbacks.committed(applier.counters(), last);
+    if (limits.max_events > 0 && applied >= limits.max_events) break;
+  }
+  return Status::Ok();
+}
+
+}  // namespace fathom::catalog

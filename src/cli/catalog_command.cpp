@@ -1,0 +1,275 @@
+// `fathom catalog follow|status|check|verify` — keep the catalog live from fathom's event
+// stream, show how far behind it is, recount its statistics, and compare it with the file
+// system (docs/catalog.md).
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <thread>
+
+#include "catalog/follow/event_applier.h"
+#include "catalog/follow/event_feed.h"
+#include "catalog/follow/stream_follower.h"
+#include "catalog/sync/catalog_scan.h"
+#include "catalog/sync/catalog_verify.h"
+#include "cli/catalog_args.h"
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "cli/signal_waiter.h"
+#include "fathom/store.h"
+
+namespace fathom::cli {
+namespace {
+
+struct CatalogCommandArgs {
+  CatalogArgs catalog;
+  // follow, status
+  std::string store;
+  std::string from;
+  std::string bus;
+  std::string name = "catalog";
+  client::KeyArgs keys;
+  BusOptions bus_options;
+  uint64_t batch = 8192;
+  bool until_idle = false;
+  uint64_t max_count = 0;
+  double timeout = 0;
+  unsigned threads = 0;
+  // check
+  bool repair = false;
+  // verify
+  std::string path;
+};
+
+Result<std::unique_ptr<catalog::EventFeed>> OpenFeed(const CatalogCommandArgs& a, uint64_t since) {
+  const int given = !a.store.empty() + !a.from.empty() + !a.bus.empty();
+  if (given != 1) {
+    return Status::Error("give the stream to follow, once: --store FILE (a store written by "
+                         "fathom watch or aggregate), --from tcp://HOST:PORT (an aggregator) or "
+                         "--bus nats://HOST:PORT");
+  }
+  if (!a.store.empty()) {
+    FATHOM_ASSIGN_OR_RETURN(std::string file, StoreFile(a.store));
+    return catalog::OpenStoreFeed(file, since);
+  }
+  SubscribeOptions options;
+  options.endpoint = a.from.empty() ? a.bus : a.from;
+  options.name = a.name;
+  options.bus = a.bus_options;
+  FATHOM_ASSIGN_OR_RETURN(options.keys, client::LoadClientKeys(a.keys, options.endpoint));
+  return catalog::OpenSubscriberFeed(std::move(options), since);
+}
+
+int RunFollow(const CatalogCommandArgs& a) {
+  auto catalog = OpenCatalog(a.catalog, /*read_only=*/false);
+  if (!catalog.ok()) return Fail("catalog follow", catalog.status().message(), kExitFailure);
+  auto since = catalog.value()->LastApplied(a.name);
+  if (!since.ok()) return Fail("catalog follow", since.status().message(), kExitFailure);
+  auto feed = OpenFeed(a, since.value());
+  if (!feed.ok()) {
+    const bool usage = a.store.empty() + a.from.empty() + a.bus.empty() != 2;
+    return Fail("catalog follow", feed.status().message(), usage ? kExitUsage : kExitFailure);
+  }
+  std::atomic<bool> stop{false};
+  catalog::EventFeed* feed_ptr = feed.value().get();
+  SignalWaiter signals([&](int) {
+    stop = true;
+    feed_ptr->Stop();
+  });
+
+  catalog::CatalogScanOptions scan_options;
+  scan_options.scan.threads = a.threads;
+  auto rescan = [&](std::vector<std::string> roots) -> Status {
+    spdlog::info("catalog: scanning {}", roots.size() == 1 ? roots[0] : "every root");
+    return catalog::ScanIntoCatalog(*catalog.value(), roots, scan_options, {}, stop).status();
+  };
+  catalog::EventApplier applier(*catalog.value(), a.name, [&](std::string_view path) {
+    return rescan({std::string(path)});
+  });
+  catalog::FollowLimits limits;
+  limits.max_batch = a.batch;
+  limits.max_events = a.max_count;
+  limits.until_idle = a.until_idle;
+  catalog::FollowCallbacks callbacks;
+  callbacks.rescan_roots = [&]() -> Status {
+    FATHOM_ASSIGN_OR_RETURN(catalog::CatalogInfo info, catalog.value()->Info());
+    if (info.roots.empty()) return Status::Ok();
+    return rescan(info.roots);
+  };
+  std::unique_ptr<std::thread> timer;
+  if (a.timeout > 0) {
+    timer = std::make_unique<std::thread>([&, deadline = std::chrono::steady_clock::now() +
+                                                         std::chrono::duration<double>(a.timeout)] {
+      while (!stop.load() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      stop = true;
+      feed_ptr->Stop();
+    });
+  }
+  Status followed = catalog::FollowStream(*feed.value(), applier, limits, callbacks, stop);
+  stop = true;
+  if (timer) timer->join();
+  const auto& c = applier.counters();
+  auto last = catalog.value()->LastApplied(a.name);
+  spdlog::info("catalog: {} events applied (last id {}); {} paths read, {} already gone, {} "
+               "outside the roots, {} subtrees scanned",
+               c.events, last.ok() ? last.value() : 0, c.reads, c.gone, c.outside, c.rescans);
+  if (!followed.ok()) return Fail("catalog follow", followed.message(), kExitFailure);
+  return kExitOk;
+}
+
+int RunStatus(const CatalogCommandArgs& a) {
+  auto catalog = OpenCatalog(a.catalog, /*read_only=*/true);
+  if (!catalog.ok()) return Fail("catalog status", catalog.status().message(), kExitFailure);
+  auto info = catalog.value()->Info();
+  if (!info.ok()) return Fail("catalog status", info.status().message(), kExitFailure);
+  auto applied = catalog.value()->LastApplied(a.name);
+  if (!applied.ok()) return Fail("catalog status", applied.status().message(), kExitFailure);
+  const auto& i = info.value();
+  std::printf("catalog: %s (%s, schema %d)\n", i.uri.c_str(), i.backend.c_str(), i.schema_version);
+  std::printf("entries: %llu, names: %llu, removed kept: %llu\n",
+              static_cast<unsigned long long>(i.entries), static_cast<unsigned long long>(i.names),
+              static_cast<unsigned long long>(i.removed));
+  std::printf("database: %lld bytes (%.0f per entry)\n", static_cast<long long>(i.bytes),
+              i.entries > 0 ? static_cast<double>(i.bytes) / static_cast<double>(i.entries) : 0.0);
+  for (const std::string& root : i.roots) std::printf("root: %s\n", root.c_str());
+  std::printf("consumer %s: last applied id %llu\n", a.name.c_str(),
+              static_cast<unsigned long long>(applied.value()));
+  if (!a.store.empty()) {
+    auto file = StoreFile(a.store);
+    if (!file.ok()) return Fail("catalog status", file.status().message(), kExitUsage);
+    StoreOptions options;
+    options.path = file.value();
+    options.read_only = true;
+    auto store = EventStore::Open(options);
+    if (!store.ok()) return Fail("catalog status", store.status().message(), kExitFailure);
+    auto newest = store.value()->LastId();
+    if (!newest.ok()) return Fail("catalog status", newest.status().message(), kExitFailure);
+    // The lag in time: how long ago the oldest event not applied yet happened.
+    double lag_seconds = 0;
+    Status replayed = store.value()->Replay(
+        ReplayQuery{.since_id = applied.value(), .limit = 1}, [&](const Event& e) {
+          lag_seconds = static_cast<double>(NowNs() - e.ts_ns) / 1e9;
+          return false;
+        });
+    if (!replayed.ok()) return Fail("catalog status", replayed.message(), kExitFailure);
+    const uint64_t lag = newest.value() > applied.value() ? newest.value() - applied.value() : 0;
+    std::printf("stream %s: newest id %llu, lag %llu events, %.1f s\n", file.value().c_str(),
+                static_cast<unsigned long long>(newest.value()),
+                static_cast<unsigned long long>(lag), lag > 0 ? lag_seconds : 0.0);
+  }
+  return kExitOk;
+}
+
+int RunCheck(const CatalogCommandArgs& a) {
+  auto catalog = OpenCatalog(a.catalog, /*read_only=*/!a.repair);
+  if (!catalog.ok()) return Fail("catalog check", catalog.status().message(), kExitFailure);
+  auto report = catalog.value()->Recount(a.repair);
+  if (!report.ok()) return Fail("catalog check", report.status().message(), kExitFailure);
+  const auto& r = report.value();
+  for (const std::string& d : r.differences) std::printf("%s\n", d.c_str());
+  std::printf("%llu entries, %llu names: %s\n", static_cast<unsigned long long>(r.entries),
+              static_cast<unsigned long long>(r.names),
+              r.ok() ? "every kept statistic agrees with a recount"
+                     : (a.repair ? "statistics that differed were replaced by the recount"
+                                 : "statistics differ from a recount (--repair replaces them)"));
+  return r.ok() || a.repair ? kExitOk : kExitFailure;
+}
+
+int RunVerify(const CatalogCommandArgs& a) {
+  auto catalog = OpenCatalog(a.catalog, /*read_only=*/true);
+  if (!catalog.ok()) return Fail("catalog verify", catalog.status().message(), kExitFailure);
+  std::error_code ec;
+  std::string root = std::filesystem::absolute(a.path, ec).lexically_normal().string();
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  scan::ScanOptions options;
+  options.threads = a.threads;
+  auto summary = catalog::VerifyCatalog(*catalog.value(), root, options,
+                                        [](const catalog::Difference& d) {
+                                          std::printf("%s\n", catalog::FormatDifference(d).c_str());
+                                        });
+  std::fflush(stdout);
+  if (!summary.ok()) return Fail("catalog verify", summary.status().message(), kExitFailure);
+  const auto& s = summary.value();
+  spdlog::info("catalog verify: {} names compared, {} differences, {} could not be read",
+               s.entries, s.differences, s.problems);
+  return s.differences == 0 ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+CommandRunner AddCatalogCommand(CLI::App& app) {
+  auto args = std::make_shared<CatalogCommandArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "catalog", "Keep the catalog live from the event stream, and check it");
+  cmd->require_subcommand(1);
+
+  CLI::App* follow = cmd->add_subcommand(
+      "follow",
+      "Apply the event stream to the catalog as a durable consumer: each batch committed with "
+      "the id of its last event, acknowledged only then");
+  follow->footer(
+      "\nExamples:\n"
+      "  fathom catalog follow --catalog cat.db --store events.db\n"
+      "  fathom catalog follow --catalog cat.db --from tcp://agg:7400 --key me.key "
+      "--server-key agg.pub --name catalog\n"
+      "Start with `fathom scan` of the roots; a root the catalog lacks is scanned when its "
+      "first event comes, an OVERFLOW rescans the subtree it names.");
+  AddCatalogOption(*follow, args->catalog);
+  follow->add_option("--store", args->store, "Follow a store file (FILE or sqlite:FILE)")
+      ->type_name("FILE");
+  follow->add_option("--from", args->from, "Follow an aggregator (tcp://HOST:PORT, ipc://PATH)")
+      ->type_name("ENDPOINT");
+  follow->add_option("--bus", args->bus, "Follow a NATS JetStream bus (nats://HOST:PORT)")
+      ->type_name("URL");
+  follow->add_option("--name", args->name,
+                     "The consumer's name: the catalog keeps its position under it, and an "
+                     "aggregator or bus keeps its acknowledgements")
+      ->default_str("catalog");
+  follow->add_option("--batch", args->batch, "Events per transaction, at most")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20))
+      ->default_str("8192");
+  follow->add_flag("--until-idle", args->until_idle,
+                   "Stop once every event the stream holds is applied");
+  follow->add_option("--threads", args->threads, "Directories read at once by rescans");
+  AddLimitOptions(*follow, args->max_count, args->timeout);
+  AddConnectionOptions(*follow, args->keys, args->bus_options, "consumer");
+
+  CLI::App* status = cmd->add_subcommand(
+      "status", "Show the catalog's size, roots, and how far behind the stream it is");
+  AddCatalogOption(*status, args->catalog);
+  status->add_option("--name", args->name, "The consumer whose position is shown")
+      ->default_str("catalog");
+  status->add_option("--store", args->store,
+                     "The store it follows: also show the newest id there and the lag")
+      ->type_name("FILE");
+
+  CLI::App* check = cmd->add_subcommand(
+      "check",
+      "Recount every kept statistic (accounting, subtree totals) and compare; exit 1 if any "
+      "differs");
+  AddCatalogOption(*check, args->catalog);
+  check->add_flag("--recount", "Recount and compare (what check does; accepted for clarity)");
+  check->add_flag("--repair", args->repair, "Replace the statistics that differ by the recount");
+
+  CLI::App* verify = cmd->add_subcommand(
+      "verify",
+      "Compare the catalog with the live file system below PATH and print every difference; "
+      "exit 1 if there is any");
+  AddCatalogOption(*verify, args->catalog);
+  verify->add_option("PATH", args->path, "The directory to compare")->required();
+  verify->add_option("--threads", args->threads, "Directories read at once");
+
+  return [args, follow, status, check, verify] {
+    if (follow->parsed()) return RunFollow(*args);
+    if (status->parsed()) return RunStatus(*args);
+    if (check->parsed()) return RunCheck(*args);
+    if (verify->parsed()) return RunVerify(*args);
+    return kExitUsage;
+  };
+}
+
+}  // namespace fathom::cli
