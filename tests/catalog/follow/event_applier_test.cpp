@@ -1,0 +1,221 @@
+// EventApplier on real trees and a real SQLite catalog: the events are written by hand here
+// (each test names the change it makes on disk and the events a source reports for it), so
+// that what the catalog must hold afterwards is exactly known.
+#include "catalog/follow/event_applier.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "catalog/sync/catalog_scan.h"
+#include "catalog/sync/catalog_verify.h"
+#include "support/fs_ops.h"
+#include "support/temp_dir.h"
+
+namespace fathom::catalog {
+namespace {
+
+using testing::MakeDirs;
+using testing::WriteFile;
+
+class EventApplierTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = dir_ / "root";
+    MakeDirs(root_);
+    auto opened = Catalog::Open(CatalogOptions{.uri = dir_ / "catalog.db"});
+    ASSERT_TRUE(opened.ok()) << opened.status().message();
+    catalog_ = std::move(opened.value());
+    applier_ = std::make_unique<EventApplier>(*catalog_, "test", [this](std::string_view path) {
+      scanned_.emplace_back(path);
+      return Scan(std::string(path));
+    });
+  }
+
+  Status Scan(const std::string& path) {
+    std::atomic<bool> stop{false};
+    return ScanIntoCatalog(*catalog_, {path}, {}, {}, stop).status();
+  }
+
+  Event Make(uint32_t mask, const std::string& rel, uint32_t cookie = 0) {
+    Event e;
+    e.id = ++next_id_;
+    e.ts_ns = NowNs();
+    e.mask = mask;
+    e.cookie = cookie;
+    e.root = root_;
+    e.path = rel.empty() ? root_ : root_ + "/" + rel;
+    e.source = "test";
+    return e;
+  }
+
+  // Every difference between the catalog and the file system below the root.
+  std::vector<std::string> Drift() {
+    std::vector<std::string> out;
+    auto summary = VerifyCatalog(*catalog_, root_, {}, [&](const Difference& d) {
+      out.push_back(FormatDifference(d));
+    });
+    EXPECT_TRUE(summary.ok()) << summary.status().message();
+    return out;
+  }
+
+  std::optional<Node> At(const std::string& rel) {
+    auto node = catalog_->Stat(root_ + "/" + rel);
+    EXPECT_TRUE(node.ok()) << node.status().message();
+    return node.ok() ? node.value() : std::nullopt;
+  }
+
+  testing::TempDir dir_;
+  std::string root_;
+  std::unique_ptr<Catalog> catalog_;
+  std::unique_ptr<EventApplier> applier_;
+  std::vector<std::string> scanned_;
+  uint64_t next_id_ = 0;
+};
+
+TEST_F(EventApplierTest, RenamedPopulatedDirectoryTakesItsSubtreeAlong) {
+  MakeDirs(root_ + "/a/y");
+  WriteFile(root_ + "/a/x", "12345");
+  WriteFile(root_ + "/a/y/z", "1");
+  ASSERT_TRUE(Scan(root_).ok());
+  const auto z = At("a/y/z");
+  ASSERT_TRUE(z);
+  testing::Rename(root_ + "/a", root_ + "/b");
+  std::vector<Event> events{Make(kind::kMovedFrom | kind::kIsDir, "a", 7),
+                            Make(kind::kMovedTo | kind::kIsDir, "b", 7)};
+  ASSERT_TRUE(applier_->Apply(events).ok());
+  EXPECT_FALSE(At("a"));
+  const auto moved = At("b/y/z");
+  ASSERT_TRUE(moved);
+  EXPECT_EQ(moved->id, z->id);  // the same entry, not a new one
+  EXPECT_EQ(Drift(), std::vector<std::string>{});
+  EXPECT_EQ(catalog_->LastApplied("test").value(), events.back().id);
+}
+
+TEST_F(EventApplierTest, AnEntryChangedAThousandTimesInABatchIsReadOnce) {
+  ASSERT_TRUE(Scan(root_).ok());
+  WriteFile(root_ + "/f", "final content");
+  std::vector<Event> events{Make(kind::kCreate, "f")};
+  for (int i = 0; i < 1000; ++i) events.push_back(Make(kind::kModify, "f"));
+  events.push_back(Make(kind::kCloseWrite, "f"));
+  ASSERT_TRUE(applier_->Apply(events).ok());
+  EXPECT_EQ(applier_->counters().reads, 1u);
+  ASSERT_TRUE(At("f"));
+  EXPECT_EQ(At("f")->attrs.size, 13);
+  EXPECT_EQ(Drift(), std::vector<std::string>{});
+}
+
+TEST_F(EventApplierTest, AFileGoneBeforeItIsReadIsLeftToItsDelete) {
+  ASSERT_TRUE(Scan(root_).ok());
+  std::vector<Event> created{Make(kind::kCreate, "short"), Make(kind::kCloseWrite, "short")};
+  ASSERT_TRUE(applier_->Apply(created).ok());  // "short" no longer exists
+  EXPECT_EQ(applier_->counters().gone, 1u);
+  EXPECT_FALSE(At("short"));
+  std::vector<Event> deleted{Make(kind::kDelete, "short")};
+  ASSERT_TRUE(applier_->Apply(deleted).ok());
+  EXPECT_EQ(catalog_->LastApplied("test").value(), deleted.back().id);
+}
+
+TEST_F(EventApplierTest, ARemovalKeepsWhoRemovedItWhenTheSourceSays) {
+  WriteFile(root_ + "/gone.dat", "data");
+  ASSERT_TRUE(Scan(root_).ok());
+  ASSERT_EQ(::unlink((root_ + "/gone.dat").c_str()), 0);
+  Event e = Make(kind::kDelete, "gone.dat");
+  e.attrs = R"({"fid":"[0x200000400:0x1:0x0]","uid":1234,"gid":5,"jobid":"dd.1234"})";
+  ASSERT_TRUE(applier_->Apply(std::vector<Event>{e}).ok());
+  std::vector<RemovedEntry> removed;
+  ASSERT_TRUE(catalog_->Removed(root_, 0, [&](const RemovedEntry& r) {
+                        removed.push_back(r);
+                        return true;
+                      }).ok());
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_EQ(removed[0].path, root_ + "/gone.dat");
+  EXPECT_EQ(removed[0].attrs.size, 4);
+  EXPECT_EQ(removed[0].removal.uid, 1234u);
+  EXPECT_EQ(removed[0].removal.jobid, "dd.1234");
+  EXPECT_EQ(removed[0].removal.event_id, e.id);
+}
+
+TEST_F(EventApplierTest, AnOverflowRescansTheSubtreeItNamesBeforeItsIdIsRecorded) {
+  MakeDirs(root_ + "/d");
+  ASSERT_TRUE(Scan(root_).ok());
+  // Changes whose events the kernel dropped:
+  WriteFile(root_ + "/d/new", "x");
+  MakeDirs(root_ + "/d/sub/deeper");
+  std::vector<Event> events{Make(kind::kOverflow, "")};
+  ASSERT_TRUE(applier_->Apply(events).ok());
+  EXPECT_EQ(scanned_, std::vector<std::string>{root_});
+  EXPECT_TRUE(At("d/sub/deeper"));
+  EXPECT_EQ(Drift(), std::vector<std::string>{});
+  EXPECT_EQ(catalog_->LastApplied("test").value(), events.back().id);
+}
+
+TEST_F(EventApplierTest, ARootTheCatalogLacksIsScannedWhenItsFirstEventComes) {
+  MakeDirs(root_ + "/old/deep");
+  WriteFile(root_ + "/old/deep/f", "before the catalog");
+  WriteFile(root_ + "/new", "n");
+  std::vector<Event> events{Make(kind::kCreate, "new")};
+  ASSERT_TRUE(applier_->Apply(events).ok());
+  EXPECT_EQ(scanned_, std::vector<std::string>{root_});
+  EXPECT_TRUE(At("old/deep/f"));
+  EXPECT_TRUE(At("new"));
+  EXPECT_EQ(Drift(), std::vector<std::string>{});
+}
+
+TEST_F(EventApplierTest, AFileMovedInFromOutsideTheRootsIsAdded) {
+  ASSERT_TRUE(Scan(root_).ok());
+  WriteFile(root_ + "/arrived", "abc");
+  std::vector<Event> events{Make(kind::kMovedTo, "arrived", 3)};
+  ASSERT_TRUE(applier_->Apply(events).ok());
+  ASSERT_TRUE(At("arrived"));
+  EXPECT_EQ(At("arrived")->attrs.size, 3);
+}
+
+TEST_F(EventApplierTest, AFileMovedOutOfTheRootsIsRemoved) {
+  WriteFile(root_ + "/leaving", "abc");
+  ASSERT_TRUE(Scan(root_).ok());
+  testing::Rename(root_ + "/leaving", dir_ / "outside");
+  std::vector<Event> events{Make(kind::kMovedFrom, "leaving", 4)};
+  ASSERT_TRUE(applier_->Apply(events).ok());
+  EXPECT_FALSE(At("leaving"));
+  EXPECT_EQ(Drift(), std::vector<std::string>{});
+}
+
+TEST_F(EventApplierTest, FilesCreatedInADirectoryRenamedInTheSameBatchLandAtItsNewPath) {
+  ASSERT_TRUE(Scan(root_).ok());
+  MakeDirs(root_ + "/tmp");
+  WriteFile(root_ + "/tmp/part", "p");
+  testing::Rename(root_ + "/tmp", root_ + "/final");
+  std::vector<Event> events{Make(kind::kCreate | kind::kIsDir, "tmp"),
+                            Make(kind::kCreate, "tmp/part"),
+                            Make(kind::kCloseWrite, "tmp/part"),
+                            Make(kind::kMovedFrom | kind::kIsDir, "tmp", 9),
+                            Make(kind::kMovedTo | kind::kIsDir, "final", 9)};
+  ASSERT_TRUE(applier_->Apply(events).ok());
+  EXPECT_TRUE(At("final/part"));
+  EXPECT_FALSE(At("tmp"));
+  EXPECT_EQ(Drift(), std::vector<std::string>{});
+}
+
+TEST_F(EventApplierTest, ADeletedDirectoryTakesItsSubtreeAndPendingReadsAlong) {
+  MakeDirs(root_ + "/d/e");
+  WriteFile(root_ + "/d/e/f", "1");
+  ASSERT_TRUE(Scan(root_).ok());
+  WriteFile(root_ + "/d/e/f", "22");
+  testing::RemoveTree(root_ + "/d");
+  std::vector<Event> events{Make(kind::kModify, "d/e/f"), Make(kind::kDelete, "d/e/f"),
+                            Make(kind::kDelete | kind::kIsDir, "d/e"),
+                            Make(kind::kDelete | kind::kIsDir, "d")};
+  ASSERT_TRUE(applier_->Apply(events).ok());
+  EXPECT_FALSE(At("d"));
+  EXPECT_EQ(applier_->counters().reads, 0u);
+  EXPECT_EQ(Drift(), std::vector<std::string>{});
+  auto report = catalog_->Recount(false);
+  ASSERT_TRUE(report.ok());
+  EXPECT_TRUE(report.value().ok());
+}
+
+}  // namespace
+}  // namespace fathom::catalog
