@@ -160,8 +160,7 @@ void Latency(const std::string& dir, const std::string& fathom, uint64_t files, 
   std::thread workload([&] {
     const auto period = std::chrono::duration<double>(1.0 / rate);
     auto next = Clock::now();
-    for (uint64_t i = 0; Seconds(next) < 0 || !done; ++i) {
-      if (done) break;
+    for (uint64_t i = 0; !done; ++i) {
       ::utimensat(AT_FDCWD, FileName(root, i % files).c_str(), nullptr, 0);
       next += std::chrono::duration_cast<Clock::duration>(period);
       std::this_thread::sleep_until(next);
