@@ -170,7 +170,6 @@ Scanner::Scanner(ScanOptions options) : options_(options) {
 }
 
 Status Scanner::Run(const std::vector<std::string>& roots, ScanSink& sink) {
-  stop_requested_ = false;
   for (auto* counter : {&entries_, &directories_done_, &directories_pending_, &errors_,
                         &vanished_, &bytes_}) {
     counter->store(0);

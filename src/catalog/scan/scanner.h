@@ -22,8 +22,9 @@
 // skipped and counted.
 //
 // Threading: Run() blocks and calls the sink from the calling thread only (see
-// scan_sink.h). Stop() and Progress() may be called from any thread while Run() runs; Stop()
-// makes Run() return promptly. A Scanner runs one scan at a time.
+// scan_sink.h). Stop() and Progress() may be called from any thread at any time; Stop() makes
+// a running Run() return promptly, and every later Run() at once. A Scanner runs one scan at a
+// time; a scanner that was not stopped may run any number of them, one after the other.
 #pragma once
 
 #include <atomic>
