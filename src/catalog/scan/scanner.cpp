@@ -100,7 +100,12 @@ class Scanner::Worker {
       names.clear();
       Result<size_t> n = reader.Next(names, s_.options_.chunk_entries);
       if (!n.ok()) {
-        Problem(work.path, n.status().code().value(), "cannot list directory " + work.path);
+        const int err = n.status().code().value();
+        if (err == ENOENT) {
+          s_.vanished_.fetch_add(1, std::memory_order_relaxed);  // removed while being read
+        } else {
+          Problem(work.path, err, "cannot list directory " + work.path);
+        }
       }
       last = !n.ok() || *n < s_.options_.chunk_entries;
       chunk.last = last;
