@@ -85,6 +85,10 @@ struct SourceInfo {
   std::function<Result<std::unique_ptr<Source>>(const SourceOptions&)> create;
   std::vector<std::string> settings = {};  // e.g. "fanotify.cache-size"
   std::function<Status(const SourceOptions&)> check_settings = {};  // may be empty
+  // Under "auto", the check used instead of detect() (may be empty: detect() then): for a
+  // backend that can serve any tree when named but should be chosen only where nothing
+  // better can (the poll backend, for file systems that do not notify).
+  std::function<Status(const SourceOptions&)> auto_detect = {};
 };
 
 // Backends by name. Not thread-safe: register everything at start-up, then only Create().
@@ -104,7 +108,7 @@ class SourceRegistry {
   std::vector<SourceInfo> infos_;
 };
 
-// Registers inotify, fanotify (where built) and the Lustre changelog source.
+// Registers inotify, fanotify (where built), the Lustre changelog source and the poll source.
 void RegisterBuiltinSources(SourceRegistry& registry);
 
 }  // namespace fathom

@@ -13,9 +13,10 @@ constexpr std::string_view kLustrePrefix = "lustre:";
 Status ApplyLocalSource(const SourceArgs& a, std::vector<std::string>& paths, std::string& backend) {
   const auto colon = a.source.find(':');
   const std::string kind = colon == std::string::npos ? "" : a.source.substr(0, colon);
-  if (kind != "inotify" && kind != "fanotify" && kind != "auto") {
+  if (kind != "inotify" && kind != "fanotify" && kind != "poll" && kind != "auto") {
     return Status::Error("bad --source '" + a.source +
-                         "' (expected lustre:FSNAME-MDTnnnn, inotify:PATH, fanotify:PATH or auto:PATH)");
+                         "' (expected lustre:FSNAME-MDTnnnn, inotify:PATH, fanotify:PATH, poll:PATH "
+                         "or auto:PATH)");
   }
   if (colon + 1 == a.source.size()) return Status::Error("--source " + a.source + " needs a PATH after the colon");
   if (a.backend != "auto" && a.backend != kind) {
@@ -117,6 +118,13 @@ Status ApplySourceArgs(const SourceArgs& a, WatchOptions& o) {
     }
     o.source.settings[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
+  if (!a.interval.empty()) {
+    if (o.backend != "poll" && o.backend != "auto") {
+      return Status::Error("--interval sets how often the poll backend scans: it does not apply "
+                           "to --backend " + o.backend);
+    }
+    o.source.settings["poll.interval"] = a.interval;
+  }
   // A misspelt or bad setting is the user's mistake: never a reason for "auto" to fall back.
   SourceRegistry registry;
   RegisterBuiltinSources(registry);
@@ -135,9 +143,16 @@ void AddSourceOptions(CLI::App& cmd, SourceArgs& args) {
       ->type_name("PATH");
   cmd.add_flag("-r,--recursive", args.recursive, "Watch whole subtrees, not just the directories' entries");
   cmd.add_option("--backend", args.backend,
-                 "auto (fanotify when permitted, else inotify), inotify or fanotify")
+                 "auto (poll on file systems that do not notify: NFS, SMB/CIFS, FUSE; else "
+                 "fanotify when permitted, else inotify), inotify, fanotify or poll (scan every "
+                 "--interval and report the differences)")
       ->default_str("auto")
-      ->check(CLI::IsMember({"auto", "inotify", "fanotify"}));
+      ->check(CLI::IsMember({"auto", "inotify", "fanotify", "poll"}));
+  cmd.add_option("--interval", args.interval,
+                 "With the poll backend: time between the starts of two scans of the tree, e.g. "
+                 "30s (the default), 500ms, 2m; a scan that takes longer is reported as an "
+                 "OVERFLOW")
+      ->type_name("DURATION");
   cmd.add_option("-e,--event", args.events,
                  "Report only these kinds (repeatable or comma-separated): CREATE, MODIFY, ATTRIB, "
                  "CLOSE_WRITE, CLOSE_NOWRITE, OPEN, ACCESS, MOVED_FROM, MOVED_TO, DELETE, "
@@ -158,7 +173,7 @@ void AddSourceOptions(CLI::App& cmd, SourceArgs& args) {
       ->type_name("KEY=VALUE");
   cmd.add_option("--source", args.source,
                  "What to watch: lustre:FSNAME-MDT0000 reads that MDT's changelog (one per MDT; "
-                 "needs --mount); inotify:PATH, fanotify:PATH or auto:PATH a local tree")
+                 "needs --mount); inotify:PATH, fanotify:PATH, poll:PATH or auto:PATH a local tree")
       ->type_name("SPEC");
   cmd.add_option("--mount", args.mount, "Lustre client mount point for --source lustre:...")->type_name("MNT");
   cmd.add_option("--changelog-user", args.changelog_user,

@@ -1,6 +1,6 @@
 // source_args.h — the options that say what to watch, shared by `fathom watch` and
 // `fathom collect`: PATH..., -r, --backend, --source, the Lustre companions, --event,
-// --include/--exclude and --set.
+// --include/--exclude, --set and --interval (the poll backend's).
 //
 // --source takes lustre:FSNAME-MDTnnnn (with --mount), or inotify:PATH, fanotify:PATH or
 // auto:PATH for a local tree (the same as PATH with --backend). AddSourceOptions() registers
@@ -27,6 +27,7 @@ struct SourceArgs {
   std::vector<std::string> include;
   std::vector<std::string> exclude;
   std::vector<std::string> settings;
+  std::string interval;        // --interval: poll.interval
   std::string source;          // "lustre:FSNAME-MDT0000", "inotify:/data", ...
   std::string mount;           // the Lustre client mount point
   std::string changelog_user;  // e.g. cl1

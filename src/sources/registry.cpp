@@ -50,7 +50,7 @@ Result<std::unique_ptr<Source>> SourceRegistry::Create(
   }
   std::string reasons;
   for (const auto& info : infos_) {
-    Status usable = info.detect(opts);
+    Status usable = info.auto_detect ? info.auto_detect(opts) : info.detect(opts);
     if (!usable.ok()) {
       log("backend " + info.name + " not used: " + usable.message());
       reasons += "\n  " + info.name + ": " + usable.message();

@@ -1,0 +1,88 @@
+// snapshot.h — what one scan pass saw, kept compactly for the next pass to be compared with:
+// per object its identity (st_dev, st_ino), its parent, its name and the attributes whose
+// changes are reported (mode, uid, gid, nlink, size, mtime, ctime). About 80 bytes per name
+// plus the name's bytes.
+//
+// Built from the scanner's chunks by SnapshotBuilder (a ScanSink: one thread). A finished
+// Snapshot is read-only and may be read from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "catalog/scan/scan_sink.h"
+
+namespace fathom::poll_internal {
+
+inline constexpr uint32_t kNoParent = UINT32_MAX;
+
+struct Object {
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  uint32_t parent = kNoParent;  // index of the directory holding it; kNoParent for a root
+  uint32_t name_len = 0;
+  uint64_t name_off = 0;        // in Snapshot::names_; for a root: its absolute path
+  uint32_t mode = 0;
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  uint32_t nlink = 0;
+  int64_t size = 0;
+  int64_t mtime_ns = 0;
+  int64_t ctime_ns = 0;
+};
+
+class Snapshot {
+ public:
+  size_t size() const { return objects_.size(); }
+  const Object& at(uint32_t i) const { return objects_[i]; }
+  std::string_view name(uint32_t i) const {
+    return std::string_view(names_).substr(objects_[i].name_off, objects_[i].name_len);
+  }
+  // The absolute path of object i.
+  std::string Path(uint32_t i) const;
+  // The path of the root object i lies under.
+  std::string_view RootOf(uint32_t i) const;
+  uint32_t Depth(uint32_t i) const;
+
+  // The object that is "the same" as `o` of another snapshot whose parent corresponds to
+  // `parent_here` (an index in this snapshot, or kNoParent): for a directory or a file with
+  // one link, the object with o's identity wherever it is; for a file with several links
+  // (which one identity cannot tell apart), the one with the same identity, parent and name.
+  // kNoParent when there is none.
+  uint32_t Match(const Object& o, std::string_view name, uint32_t parent_here) const;
+  // The object named `name` in directory `parent`, or kNoParent.
+  uint32_t Child(uint32_t parent, std::string_view name) const;
+
+ private:
+  friend class SnapshotBuilder;
+  uint32_t Add(const Object& o, std::string_view name);
+
+  std::vector<Object> objects_;
+  std::string names_;
+  // (dev, ino) -> the first object with that identity; further names of a hard-linked file
+  // chain through same_identity_.
+  std::unordered_map<uint64_t, uint32_t> by_identity_;
+  std::vector<uint32_t> same_identity_;
+  // (parent, name hash) -> an object; collisions chain through same_slot_.
+  std::unordered_map<uint64_t, uint32_t> by_name_;
+  std::vector<uint32_t> same_slot_;
+};
+
+class SnapshotBuilder : public scan::ScanSink {
+ public:
+  void OnChunk(scan::ScanChunk&& chunk) override;
+  void OnProblem(scan::ScanProblem&& problem) override;
+  // The snapshot built; the builder is empty afterwards.
+  Snapshot Take();
+  uint64_t problems() const { return problems_; }
+
+ private:
+  Snapshot snap_;
+  std::unordered_map<uint64_t, uint32_t> dirs_;  // scan token -> object index
+  uint64_t problems_ = 0;
+};
+
+}  // namespace fathom::poll_internal

@@ -1,0 +1,186 @@
+// The poll backend on a real file system: the first pass is silent, later changes come out as
+// inotify's kinds (renames paired by cookie, ISDIR on directories), a replayed workload
+// rebuilds the final tree, a pass longer than the interval is an OVERFLOW, "auto" leaves local
+// file systems to the notifying backends.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "sources/poll/poll_source.h"
+#include "sources/source_test_util.h"
+#include "support/fs_ops.h"
+#include "support/temp_dir.h"
+
+namespace fathom::testing {
+namespace {
+
+SourceWatcher PollWatcher(const std::string& root, const std::string& interval) {
+  return SourceWatcher(PollSourceInfo(), {root}, true, kind::kDefault, {{"poll.interval", interval}});
+}
+
+TEST(PollSourceTest, FirstPassIsSilentAndChangesComeAsInotifyKinds) {
+  TempDir t;
+  for (const char* f : {"w", "c", "r", "gone", "o", "dir/a", "dir/sub/b"}) {
+    MakeDirs(t / "dir/sub");
+    WriteFile(t / f, "1");
+  }
+  SourceWatcher w = PollWatcher(t.path(), "150ms");
+  ASSERT_TRUE(w.Start().ok());
+  EXPECT_TRUE(w.CollectQuiet(400ms).empty());
+
+  WriteFile(t / "w", "longer");
+  ASSERT_EQ(chmod((t / "c").c_str(), 0600), 0);
+  ASSERT_EQ(chown((t / "o").c_str(), 65534, 65534), 0);
+  Rename(t / "r", t / "r2");
+  Rename(t / "dir", t / "dir2");
+  MakeDirs(t / "new");
+  WriteFile(t / "new/f", "");
+  ASSERT_EQ(unlink((t / "gone").c_str()), 0);
+  std::vector<Event> events = w.CollectQuiet(600ms);
+
+  std::vector<std::string> got = Lines(events);
+  std::sort(got.begin(), got.end());
+  const std::string r = t.path() + " ";
+  std::vector<std::string> want = {r + "ATTRIB /c",          r + "ATTRIB /o",
+                                   r + "CREATE /new/f",      r + "CREATE,ISDIR /new",
+                                   r + "DELETE /gone",       r + "MODIFY /w",
+                                   r + "MOVED_FROM /r",      r + "MOVED_FROM,ISDIR /dir",
+                                   r + "MOVED_TO /r2",       r + "MOVED_TO,ISDIR /dir2"};
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(got, want);
+  for (size_t i = 0; i < events.size(); ++i) {
+    EXPECT_EQ(events[i].source, "poll");
+    if (events[i].mask & kind::kMovedFrom) {
+      ASSERT_LT(i + 1, events.size());
+      EXPECT_TRUE(events[i + 1].mask & kind::kMovedTo);
+      EXPECT_NE(events[i].cookie, 0u);
+      EXPECT_EQ(events[i + 1].cookie, events[i].cookie);
+    }
+  }
+}
+
+TEST(PollSourceTest, ReplayedEventsRebuildTheTreeAfterAWorkloadOverSeveralPasses) {
+  TempDir t;
+  const std::string root = t / "tree";
+  for (int d = 0; d < 6; ++d) {
+    MakeDirs(root + "/d" + std::to_string(d) + "/inner");
+    for (int f = 0; f < 4; ++f) WriteFile(root + "/d" + std::to_string(d) + "/f" + std::to_string(f), "x");
+  }
+  const std::set<std::string> initial = RealTree(root);
+  SourceWatcher w = PollWatcher(root, "40ms");
+  ASSERT_TRUE(w.Start().ok());
+  w.StartBackground();
+
+  std::mt19937 rng(7);
+  auto pick_dir = [&] {
+    std::vector<std::string> dirs{root};
+    for (const auto& p : RealTree(root)) {
+      struct stat st;
+      if (lstat((root + p).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) dirs.push_back(root + p);
+    }
+    return dirs[rng() % dirs.size()];
+  };
+  auto pick_entry = [&]() -> std::string {
+    std::set<std::string> all = RealTree(root);
+    if (all.empty()) return "";
+    auto it = all.begin();
+    std::advance(it, static_cast<long>(rng() % all.size()));
+    return root + *it;
+  };
+  for (int step = 0; step < 200; ++step) {
+    const std::string name = "/n" + std::to_string(step);
+    switch (rng() % 6) {
+      case 0: WriteFile(pick_dir() + name, "new"); break;
+      case 1: MakeDirs(pick_dir() + name + "/child"); break;
+      case 2: {  // rename a file or a populated directory somewhere else (never into itself)
+        const std::string from = pick_entry(), to_dir = pick_dir();
+        if (!from.empty() && !to_dir.starts_with(from)) rename(from.c_str(), (to_dir + name).c_str());
+        break;
+      }
+      case 3: {
+        const std::string victim = pick_entry();
+        if (!victim.empty()) RemoveTree(victim);
+        break;
+      }
+      case 4: {
+        const std::string p = pick_entry();
+        if (!p.empty()) chmod(p.c_str(), 0700);
+        break;
+      }
+      case 5: {
+        const std::string p = pick_entry();
+        struct stat st;
+        if (!p.empty() && lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode)) WriteFile(p, "changed");
+        break;
+      }
+    }
+    if (step % 20 == 0) std::this_thread::sleep_for(15ms);
+  }
+  const std::set<std::string> final_tree = RealTree(root);
+  std::this_thread::sleep_for(300ms);
+  w.StopBackground();
+  const std::vector<Event> events = w.Snapshot();
+  const std::set<std::string> replayed = Replay(initial, events);
+  EXPECT_EQ(replayed, final_tree) << TreeDifferences(final_tree, replayed);
+  EXPECT_GT(w.source().Stats().rescans, 3u);
+}
+
+TEST(PollSourceTest, PassLongerThanTheIntervalIsReportedAsOverflow) {
+  TempDir t;
+  MakeDirs(t / "many");
+  for (int i = 0; i < 3000; ++i) WriteFile(t / ("many/f" + std::to_string(i)), "");
+  SourceWatcher w = PollWatcher(t.path(), "1ms");
+  ASSERT_TRUE(w.Start().ok());
+  std::vector<Event> events = w.CollectUntil(
+      [](const std::vector<Event>& e) { return !e.empty(); }, 5s);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(Lines(events)[0], t.path() + " OVERFLOW /");
+  EXPECT_GE(w.source().Stats().overflows, 1u);
+}
+
+TEST(PollSourceTest, AutoLeavesLocalFileSystemsToTheNotifyingBackends) {
+  TempDir t;
+  SourceRegistry registry;
+  registry.Register(PollSourceInfo());
+  SourceOptions options;
+  options.roots = {t.path()};
+  std::vector<std::string> log;
+  auto created = registry.Create("auto", options, [&](const std::string& l) { log.push_back(l); });
+  EXPECT_FALSE(created.ok());
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0], "backend poll not used: " + t.path() +
+                        " is on a file system whose changes the kernel notifies (give "
+                        "--backend poll to scan it anyway)");
+  EXPECT_TRUE(registry.Create("poll", options, [](const std::string&) {}).ok());
+}
+
+TEST(PollSourceTest, BadIntervalIsRefusedWithAnExample) {
+  SourceOptions options;
+  options.settings = {{"poll.interval", "0"}};
+  Status st = PollSourceInfo().check_settings(options);
+  EXPECT_EQ(st.message(), "bad poll interval '0' (a positive duration such as 30s, 500ms, 2m or 1h)");
+  options.settings = {{"poll.interval", "2m"}};
+  EXPECT_TRUE(PollSourceInfo().check_settings(options).ok());
+}
+
+TEST(PollSourceTest, StopEndsAWaitAndTheSourceThreadPromptly) {
+  TempDir t;
+  SourceWatcher w = PollWatcher(t.path(), "1h");
+  ASSERT_TRUE(w.Start().ok());
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(50ms);
+    w.source().Stop();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(w.source().Wait(10s).ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
+  stopper.join();
+}
+
+}  // namespace
+}  // namespace fathom::testing
