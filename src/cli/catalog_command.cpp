@@ -38,6 +38,7 @@ struct CatalogCommandArgs {
   double timeout = 0;
   unsigned threads = 0;
   // check
+  bool recount = false;
   bool repair = false;
   // verify
   std::string path;
@@ -46,9 +47,10 @@ struct CatalogCommandArgs {
 Result<std::unique_ptr<catalog::EventFeed>> OpenFeed(const CatalogCommandArgs& a, uint64_t since) {
   const int given = !a.store.empty() + !a.from.empty() + !a.bus.empty();
   if (given != 1) {
-    return Status::Error("give the stream to follow, once: --store FILE (a store written by "
-                         "fathom watch or aggregate), --from tcp://HOST:PORT (an aggregator) or "
-                         "--bus nats://HOST:PORT");
+    return Status::Error(
+        "give the stream to follow, once: --store FILE (a store written by "
+        "fathom watch or aggregate), --from tcp://HOST:PORT (an aggregator) or "
+        "--bus nats://HOST:PORT");
   }
   if (!a.store.empty()) {
     FATHOM_ASSIGN_OR_RETURN(std::string file, StoreFile(a.store));
@@ -85,9 +87,8 @@ int RunFollow(const CatalogCommandArgs& a) {
     spdlog::info("catalog: scanning {}", roots.size() == 1 ? roots[0] : "every root");
     return catalog::ScanIntoCatalog(*catalog.value(), roots, scan_options, {}, stop).status();
   };
-  catalog::EventApplier applier(*catalog.value(), a.name, [&](std::string_view path) {
-    return rescan({std::string(path)});
-  });
+  catalog::EventApplier applier(*catalog.value(), a.name,
+                                [&](std::string_view path) { return rescan({std::string(path)}); });
   catalog::FollowLimits limits;
   limits.max_batch = a.batch;
   limits.max_events = a.max_count;
@@ -114,9 +115,10 @@ int RunFollow(const CatalogCommandArgs& a) {
   if (timer) timer->join();
   const auto& c = applier.counters();
   auto last = catalog.value()->LastApplied(a.name);
-  spdlog::info("catalog: {} events applied (last id {}); {} paths read, {} already gone, {} "
-               "outside the roots, {} subtrees scanned",
-               c.events, last.ok() ? last.value() : 0, c.reads, c.gone, c.outside, c.rescans);
+  spdlog::info(
+      "catalog: {} events applied (last id {}); {} paths read, {} already gone, {} "
+      "outside the roots, {} subtrees scanned",
+      c.events, last.ok() ? last.value() : 0, c.reads, c.gone, c.outside, c.rescans);
   if (!followed.ok()) return Fail("catalog follow", followed.message(), kExitFailure);
   return kExitOk;
 }
@@ -150,11 +152,13 @@ int RunStatus(const CatalogCommandArgs& a) {
     if (!newest.ok()) return Fail("catalog status", newest.status().message(), kExitFailure);
     // The lag in time: how long ago the oldest event not applied yet happened.
     double lag_seconds = 0;
-    Status replayed = store.value()->Replay(
-        ReplayQuery{.since_id = applied.value(), .limit = 1}, [&](const Event& e) {
-          lag_seconds = static_cast<double>(NowNs() - e.ts_ns) / 1e9;
-          return false;
-        });
+    ReplayQuery first_pending;
+    first_pending.since_id = applied.value();
+    first_pending.limit = 1;
+    Status replayed = store.value()->Replay(first_pending, [&](const Event& e) {
+      lag_seconds = static_cast<double>(NowNs() - e.ts_ns) / 1e9;
+      return false;
+    });
     if (!replayed.ok()) return Fail("catalog status", replayed.message(), kExitFailure);
     const uint64_t lag = newest.value() > applied.value() ? newest.value() - applied.value() : 0;
     std::printf("stream %s: newest id %llu, lag %llu events, %.1f s\n", file.value().c_str(),
@@ -187,15 +191,15 @@ int RunVerify(const CatalogCommandArgs& a) {
   while (root.size() > 1 && root.back() == '/') root.pop_back();
   scan::ScanOptions options;
   options.threads = a.threads;
-  auto summary = catalog::VerifyCatalog(*catalog.value(), root, options,
-                                        [](const catalog::Difference& d) {
-                                          std::printf("%s\n", catalog::FormatDifference(d).c_str());
-                                        });
+  auto summary =
+      catalog::VerifyCatalog(*catalog.value(), root, options, [](const catalog::Difference& d) {
+        std::printf("%s\n", catalog::FormatDifference(d).c_str());
+      });
   std::fflush(stdout);
   if (!summary.ok()) return Fail("catalog verify", summary.status().message(), kExitFailure);
   const auto& s = summary.value();
-  spdlog::info("catalog verify: {} names compared, {} differences, {} could not be read",
-               s.entries, s.differences, s.problems);
+  spdlog::info("catalog verify: {} names compared, {} differences, {} could not be read", s.entries,
+               s.differences, s.problems);
   return s.differences == 0 ? kExitOk : kExitFailure;
 }
 
@@ -203,8 +207,8 @@ int RunVerify(const CatalogCommandArgs& a) {
 
 CommandRunner AddCatalogCommand(CLI::App& app) {
   auto args = std::make_shared<CatalogCommandArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "catalog", "Keep the catalog live from the event stream, and check it");
+  CLI::App* cmd =
+      app.add_subcommand("catalog", "Keep the catalog live from the event stream, and check it");
   cmd->require_subcommand(1);
 
   CLI::App* follow = cmd->add_subcommand(
@@ -225,9 +229,10 @@ CommandRunner AddCatalogCommand(CLI::App& app) {
       ->type_name("ENDPOINT");
   follow->add_option("--bus", args->bus, "Follow a NATS JetStream bus (nats://HOST:PORT)")
       ->type_name("URL");
-  follow->add_option("--name", args->name,
-                     "The consumer's name: the catalog keeps its position under it, and an "
-                     "aggregator or bus keeps its acknowledgements")
+  follow
+      ->add_option("--name", args->name,
+                   "The consumer's name: the catalog keeps its position under it, and an "
+                   "aggregator or bus keeps its acknowledgements")
       ->default_str("catalog");
   follow->add_option("--batch", args->batch, "Events per transaction, at most")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20))
@@ -243,8 +248,9 @@ CommandRunner AddCatalogCommand(CLI::App& app) {
   AddCatalogOption(*status, args->catalog);
   status->add_option("--name", args->name, "The consumer whose position is shown")
       ->default_str("catalog");
-  status->add_option("--store", args->store,
-                     "The store it follows: also show the newest id there and the lag")
+  status
+      ->add_option("--store", args->store,
+                   "The store it follows: also show the newest id there and the lag")
       ->type_name("FILE");
 
   CLI::App* check = cmd->add_subcommand(
@@ -252,7 +258,8 @@ CommandRunner AddCatalogCommand(CLI::App& app) {
       "Recount every kept statistic (accounting, subtree totals) and compare; exit 1 if any "
       "differs");
   AddCatalogOption(*check, args->catalog);
-  check->add_flag("--recount", "Recount and compare (what check does; accepted for clarity)");
+  check->add_flag("--recount", args->recount,
+                  "Recount and compare (what check does; accepted for clarity)");
   check->add_flag("--repair", args->repair, "Replace the statistics that differ by the recount");
 
   CLI::App* verify = cmd->add_subcommand(

@@ -36,8 +36,7 @@ int RunScan(const ScanArgs& args) {
     auto absolute = std::filesystem::absolute(path, ec).lexically_normal().string();
     while (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
     if (!std::filesystem::is_directory(absolute, ec)) {
-      return Fail("scan", path + " is not a directory: give the directories to scan",
-                  kExitUsage);
+      return Fail("scan", path + " is not a directory: give the directories to scan", kExitUsage);
     }
     roots.push_back(absolute);
   }
@@ -77,8 +76,9 @@ int RunScan(const ScanArgs& args) {
   if (terminal) std::fputs("\r\033[K", stderr);
   if (!summary.ok()) {
     if (stop) {
-      return Fail("scan", "interrupted; the catalog keeps what was written: `fathom scan --resume` "
-                          "continues (nothing is removed until a scan ends)",
+      return Fail("scan",
+                  "interrupted; the catalog keeps what was written: `fathom scan --resume` "
+                  "continues (nothing is removed until a scan ends)",
                   kExitFailure);
     }
     return Fail("scan", summary.status().message(), kExitFailure);
@@ -87,10 +87,11 @@ int RunScan(const ScanArgs& args) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const auto& s = summary.value();
   if (!args.quiet) {
-    spdlog::info("scanned {} entries in {:.1f} s ({:.0f}/s); {} could not be read; {} names "
-                 "no longer there removed",
-                 s.entries, seconds, seconds > 0 ? static_cast<double>(s.entries) / seconds : 0.0,
-                 s.problems, s.removed);
+    spdlog::info(
+        "scanned {} entries in {:.1f} s ({:.0f}/s); {} could not be read; {} names "
+        "no longer there removed",
+        s.entries, seconds, seconds > 0 ? static_cast<double>(s.entries) / seconds : 0.0,
+        s.problems, s.removed);
   }
   return kExitOk;
 }

@@ -26,7 +26,9 @@ std::string_view BaseName(std::string_view path) {
 
 // Who removed it, where the source says (Lustre: "uid", "jobid" in the event's attributes).
 Removal RemovalOf(const Event& e) {
-  Removal r{.time_ns = e.ts_ns, .event_id = e.id};
+  Removal r;
+  r.time_ns = e.ts_ns;
+  r.event_id = e.id;
   if (e.attrs.empty()) return r;
   const auto attrs = nlohmann::json::parse(e.attrs, nullptr, /*allow_exceptions=*/false);
   if (!attrs.is_object()) return r;
@@ -101,7 +103,10 @@ Status EventApplier::ApplyEvent(Batch& batch, std::span<const Event> events, siz
     if (i + 1 < events.size() && IsRenamePair(e, events[i + 1])) {
       // Moved in from outside the roots: what arrived is new here.
       ++i;
-      if (UnderRoot(events[i].path)) marked_.Add(events[i].path);
+      if (UnderRoot(events[i].path)) {
+        marked_.Add(events[i].path);
+        MarkParent(events[i].path);
+      }
     }
     return Status::Ok();
   }
@@ -114,13 +119,23 @@ Status EventApplier::ApplyEvent(Batch& batch, std::span<const Event> events, siz
   }
   if (e.mask & kRemoveKinds) return ApplyRemove(batch, e);
   if (e.mask & kRefreshKinds) marked_.Add(e.path);
+  if (e.mask & (kind::kCreate | kind::kMovedTo)) MarkParent(e.path);
   return Status::Ok();
+}
+
+void EventApplier::MarkParent(std::string_view path) {
+  // A name coming or going changes its directory's mtime, ctime, size and (a subdirectory)
+  // link count, and no event is about the directory itself.
+  const std::string_view dir = DirName(path);
+  if (!dir.empty() && UnderRoot(dir)) marked_.Add(dir);
 }
 
 Status EventApplier::ApplyRename(Batch& batch, const Event& from, const Event& to) {
   if (!UnderRoot(to.path)) return ApplyRemove(batch, from);
   marked_.Move(from.path, to.path);
   marked_.Add(to.path);  // its ctime changed; and it is put there if the catalog lacked it
+  MarkParent(from.path);
+  MarkParent(to.path);
   FATHOM_ASSIGN_OR_RETURN(const EntryId known, batch.Lookup(from.path));
   if (known == 0) return Status::Ok();
   FATHOM_ASSIGN_OR_RETURN(const EntryId from_parent, batch.Lookup(DirName(from.path)));
@@ -132,16 +147,15 @@ Status EventApplier::ApplyRename(Batch& batch, const Event& from, const Event& t
 
 Status EventApplier::ApplyRemove(Batch& batch, const Event& e) {
   marked_.Remove(e.path);
+  MarkParent(e.path);
   if (DirName(e.path).empty()) return Status::Ok();
-  const bool is_root =
-      std::find(roots_.begin(), roots_.end(), e.path) != roots_.end();
+  const bool is_root = std::find(roots_.begin(), roots_.end(), e.path) != roots_.end();
   EntryId parent = 0;
   if (!is_root) {
     FATHOM_ASSIGN_OR_RETURN(parent, batch.Lookup(DirName(e.path)));
     if (parent == 0) return Status::Ok();  // the catalog never held it
   }
-  return batch.Remove(parent, is_root ? std::string_view(e.path) : BaseName(e.path),
-                      RemovalOf(e));
+  return batch.Remove(parent, is_root ? std::string_view(e.path) : BaseName(e.path), RemovalOf(e));
 }
 
 Status EventApplier::RefreshMarked(Batch& batch) {

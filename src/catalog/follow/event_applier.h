@@ -7,8 +7,10 @@
 // Namespace events are applied in order: DELETE removes a name (a directory with its
 // subtree), a MOVED_FROM/MOVED_TO pair renames (one name update whatever lies below), a lone
 // MOVED_FROM (moved out of the roots) removes. CREATE, MODIFY, ATTRIB, CLOSE_WRITE and the
-// target of a rename only mark the path: once the stretch is read, every marked path is read
-// from the live file system once (lstat) and put into the catalog with what it is now. A path
+// target of a rename only mark the path (and a name coming or going marks its directory,
+// whose times, size and link count change without an event about it): once the stretch is
+// read, every marked path is read from the live file system once (lstat) and put into the
+// catalog with what it is now. A path
 // already gone is left alone: the stream still holds the DELETE or rename that says where it
 // went. OVERFLOW (the stream could not say what changed) rescans the subtree it names, after
 // what came before it is committed and before its own id is. PARENT_REMOVED changes nothing:
@@ -63,6 +65,7 @@ class EventApplier {
   Status ApplyRename(Batch& batch, const Event& from, const Event& to);
   Status ApplyRemove(Batch& batch, const Event& e);
   Status RefreshMarked(Batch& batch);
+  void MarkParent(std::string_view path);
   // The entry of `path`'s parent, put into the catalog from the file system when missing;
   // 0 when the path lies outside every root or its parent is gone.
   Result<EntryId> ParentOf(Batch& batch, std::string_view path);

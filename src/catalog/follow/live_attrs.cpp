@@ -17,7 +17,7 @@ bool Gone(int err) { return err == ENOENT || err == ENOTDIR || err == ESTALE; }
 }  // namespace
 
 Result<std::optional<Attrs>> ReadLiveAttrs(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
     if (Gone(errno)) return std::optional<Attrs>();
     return Status::FromErrno(errno, "lstat " + path);

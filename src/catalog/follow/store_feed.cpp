@@ -21,11 +21,13 @@ class StoreFeed final : public EventFeed {
     for (;;) {
       FATHOM_ASSIGN_OR_RETURN(const uint64_t first, store_->FirstId());
       out.lost_before = cursor_ > 0 && first > cursor_ + 1;
-      FATHOM_RETURN_IF_ERROR(store_->Replay(ReplayQuery{.since_id = cursor_, .limit = max},
-                                            [&](const Event& e) {
-                                              out.events.push_back(e);
-                                              return true;
-                                            }));
+      ReplayQuery query;
+      query.since_id = cursor_;
+      query.limit = max;
+      FATHOM_RETURN_IF_ERROR(store_->Replay(query, [&](const Event& e) {
+        out.events.push_back(e);
+        return true;
+      }));
       if (!out.events.empty()) {
         cursor_ = out.events.back().id;
         return Status::Ok();

@@ -13,8 +13,9 @@ Status FollowStream(EventFeed& feed, EventApplier& applier, const FollowLimits& 
     if (limits.max_events > 0) room = std::min<uint64_t>(room, limits.max_events - applied);
     FATHOM_RETURN_IF_ERROR(feed.Next(batch, room, limits.wait));
     if (batch.lost_before) {
-      spdlog::warn("catalog: events were removed from the stream before the catalog applied "
-                   "them; scanning every root again");
+      spdlog::warn(
+          "catalog: events were removed from the stream before the catalog applied "
+          "them; scanning every root again");
       FATHOM_RETURN_IF_ERROR(callbacks.rescan_roots());
     }
     if (batch.events.empty()) {

@@ -33,13 +33,10 @@ std::string Differences(const Attrs& catalog, const Attrs& live) {
   Compare("uid", catalog.uid, live.uid, out);
   Compare("gid", catalog.gid, live.gid, out);
   Compare("nlink", static_cast<int64_t>(catalog.nlink), static_cast<int64_t>(live.nlink), out);
-  // A directory's size and blocks change with the names in it, which the catalog holds
-  // itself: compared for everything else.
-  if (!S_ISDIR(live.mode)) {
-    Compare("size", catalog.size, live.size, out);
-    Compare("blocks", catalog.blocks, live.blocks, out);
-    Compare("mtime_ns", catalog.mtime_ns, live.mtime_ns, out);
-  }
+  Compare("size", catalog.size, live.size, out);
+  Compare("blocks", catalog.blocks, live.blocks, out);
+  Compare("mtime_ns", catalog.mtime_ns, live.mtime_ns, out);
+  Compare("ctime_ns", catalog.ctime_ns, live.ctime_ns, out);
   if (catalog.symlink != live.symlink) {
     if (!out.empty()) out += ", ";
     out += "symlink target differs";

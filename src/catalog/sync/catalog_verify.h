@@ -3,12 +3,9 @@
 // does not, and every attribute that differs.
 //
 // Compared: the object behind each name (st_dev, st_ino), its type and permission bits,
-// owner, group, link count and a symbolic link's target; for everything but directories also
-// size, blocks and mtime. Not compared: atime (reads change it, and the catalog follows
-// changes, not reads), ctime, and a directory's size, blocks and mtime, which the kernel
-// changes whenever names come and go in it, without an event about the directory itself
-// (the catalog holds those names instead). Below a directory missing from the catalog only
-// the directory is reported.
+// owner, group, link count, size, blocks, mtime, ctime and a symbolic link's target. Not
+// compared: atime (reads change it, and the catalog follows changes, not reads). Below a
+// directory missing from the catalog only the directory is reported.
 //
 // Runs on the calling thread (the scanner's workers are its own).
 #pragma once
