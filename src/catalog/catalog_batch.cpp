@@ -385,6 +385,10 @@ Result<std::unique_ptr<Batch>> BeginBatch(CatalogBackend& backend, std::chrono::
                          "read_only to write",
                          std::make_error_code(std::errc::read_only_file_system));
   }
+  if (backend.InWrite()) {
+    return Status::Error("catalog " + backend.location() +
+                         ": a batch is already open on this catalog: commit or drop it first");
+  }
   FATHOM_RETURN_IF_ERROR(backend.BeginWrite());
   auto last_id = backend.LastEntryId();
   if (!last_id.ok()) {

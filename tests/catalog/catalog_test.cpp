@@ -283,6 +283,9 @@ TEST_F(CatalogTest, UncommittedBatchIsRolledBackAndCommitRecordsTheStreamPositio
   EXPECT_EQ(Id("/r"), 0);
   auto b = Begin();
   PutSmallTree(*b);
+  auto second = catalog_->Begin();
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find("a batch is already open"), std::string::npos);
   ASSERT_TRUE(b->Commit("events", 1234).ok());
   EXPECT_FALSE(b->Commit().ok());  // a batch commits once
   EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->LastApplied("events")), 1234u);
