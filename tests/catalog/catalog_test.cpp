@@ -2,6 +2,7 @@
 // populated directories, hard links, replacements, removals with their last paths, stale
 // observations, scans by generation, stream positions and the kept statistics.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <chrono>
 
@@ -448,6 +449,49 @@ TEST_F(CatalogTest, PutRefusesBadNamesAndParentsThatAreNotDirectories) {
   auto missing = b->Put(999, "g", FileAttrs(3, 1), At(T(1)));
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("entry 999 is not in the catalog"), std::string::npos);
+}
+
+TEST_F(CatalogTest, RecountReportsTamperedStatisticsAndRepairsThem) {
+  auto b = Begin();
+  PutSmallTree(*b);
+  ASSERT_TRUE(b->Commit().ok());
+  EntryId a = Id("/r/a");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ / "catalog.db").c_str(), &db), SQLITE_OK);
+  std::string tamper = "UPDATE tree SET files = files + 5 WHERE id = " + std::to_string(a) +
+                       "; UPDATE acct SET count = count + 1 WHERE type = " + std::to_string(S_IFDIR);
+  EXPECT_EQ(sqlite3_exec(db, tamper.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  RecountReport report = FATHOM_TEST_VALUE(catalog_->Recount(false));
+  EXPECT_EQ(report.entries, 5u);
+  EXPECT_EQ(report.names, 5u);
+  ASSERT_EQ(report.differences.size(), 2u);
+  EXPECT_EQ(report.differences[0], "accounting uid=1000 gid=100 type=dir: count 5 != 4");
+  EXPECT_EQ(report.differences[1].rfind("subtree of directory " + std::to_string(a) + ": kept files 6,", 0), 0u)
+      << report.differences[1];
+  EXPECT_FALSE(FATHOM_TEST_VALUE(catalog_->Recount(true)).ok());  // reports what it repaired
+  EXPECT_TRUE(FATHOM_TEST_VALUE(catalog_->Recount(false)).ok());
+  EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->Subtree(a)).files, 1u);
+}
+
+TEST_F(CatalogTest, RemovedEntriesOlderThanTheRetentionExpireAtCommit) {
+  CatalogOptions options;
+  options.uri = dir_ / "short.db";
+  options.removed_retention = std::chrono::seconds(60);
+  auto catalog = FATHOM_TEST_VALUE(Catalog::Open(options));
+  auto b = FATHOM_TEST_VALUE(catalog->Begin());
+  EntryId r = FATHOM_TEST_VALUE(b->PutRoot("/r", DirAttrs(1), At(T(0) - 200'000'000'000)));
+  FATHOM_TEST_VALUE(b->Put(r, "old", FileAttrs(2, 1), At(T(0) - 200'000'000'000)));
+  FATHOM_TEST_VALUE(b->Put(r, "new", FileAttrs(3, 1), At(T(0) - 200'000'000'000)));
+  ASSERT_TRUE(b->Remove(r, "old", Removal{T(0) - 120'000'000'000, 1, {}, {}}).ok());
+  ASSERT_TRUE(b->Remove(r, "new", Removal{T(0) - 30'000'000'000, 2, {}, {}}).ok());
+  ASSERT_TRUE(b->Commit().ok());
+  std::vector<uint64_t> events;
+  ASSERT_TRUE(catalog->Removed("", 0, [&](const RemovedEntry& e) {
+    events.push_back(e.removal.event_id);
+    return true;
+  }).ok());
+  EXPECT_EQ(events, std::vector<uint64_t>{2});
 }
 
 TEST(CatalogOpenTest, PostgresqlUriIsRefusedNamingTheAlternative) {
