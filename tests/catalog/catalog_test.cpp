@@ -416,6 +416,28 @@ TEST_F(CatalogTest, ScanGenerationRemovesOnlyUnseenNamesNotObservedSince) {
   EXPECT_FALSE(catalog_->FinishScan(second + 5, nullptr).ok());
 }
 
+TEST_F(CatalogTest, ScanRemovesAHardLinkItDidNotSeeWhileKeepingTheNameItSaw) {
+  uint64_t first = FATHOM_TEST_VALUE(catalog_->BeginScan("/r", false));
+  auto b = Begin();
+  int64_t now = NowNs();
+  EntryId r = FATHOM_TEST_VALUE(b->PutRoot("/r", DirAttrs(1), At(now, first)));
+  FATHOM_TEST_VALUE(b->Put(r, "seen", FileAttrs(2, 10, 1000, 2), At(now, first)));
+  FATHOM_TEST_VALUE(b->Put(r, "stale", FileAttrs(2, 10, 1000, 2), At(now, first)));
+  ASSERT_TRUE(b->Commit().ok());
+  ASSERT_TRUE(catalog_->FinishScan(first, nullptr).ok());
+  uint64_t second = FATHOM_TEST_VALUE(catalog_->BeginScan("/r", false));
+  b = Begin();
+  now = NowNs();
+  FATHOM_TEST_VALUE(b->PutRoot("/r", DirAttrs(1), At(now, second)));
+  EntryId id = FATHOM_TEST_VALUE(b->Put(r, "seen", FileAttrs(2, 10, 1000, 1), At(now, second)));
+  ASSERT_TRUE(b->Commit().ok());
+  ASSERT_TRUE(catalog_->FinishScan(second, nullptr).ok());
+  EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->Paths(id)), std::vector<std::string>{"/r/seen"});
+  EXPECT_TRUE(RemovedPaths().empty());  // the object lives on under its other name
+  EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->Usage(r, false)), FATHOM_TEST_VALUE(catalog_->Subtree(r)));
+  EXPECT_TRUE(FATHOM_TEST_VALUE(catalog_->Recount(false)).ok());
+}
+
 TEST_F(CatalogTest, ResumedScanReturnsTheUnfinishedGeneration) {
   uint64_t first = FATHOM_TEST_VALUE(catalog_->BeginScan("/r", false));
   EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->BeginScan("/r", true)), first);
