@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -95,11 +96,14 @@ struct Model {
     }
     return t;
   }
-  void Walk(uint64_t dir, const std::string& path, std::vector<std::string>& out) const {
+  // Pre-order "path ino size" lines; `paths` gathers every path of each object.
+  void Walk(uint64_t dir, const std::string& path, std::vector<std::string>& out,
+            std::map<uint64_t, std::vector<std::string>>& paths) const {
     for (const auto& [name, ino] : Children(dir)) {
       std::string child = path + "/" + name;
       out.push_back(child + " " + std::to_string(ino) + " " + std::to_string(objects.at(ino).size));
-      if (IsDir(ino)) Walk(ino, child, out);
+      paths[ino].push_back(child);
+      if (IsDir(ino)) Walk(ino, child, out, paths);
     }
   }
 };
@@ -234,7 +238,13 @@ class ModelTest : public ::testing::TestWithParam<uint32_t> {
 
   void Compare() {
     std::vector<std::string> expected;
-    model_.Walk(kRootIno, "/m", expected);
+    std::map<uint64_t, std::vector<std::string>> paths;
+    model_.Walk(kRootIno, "/m", expected, paths);
+    for (auto& [ino, list] : paths) {
+      if (list.size() < 2) continue;
+      std::sort(list.begin(), list.end());
+      EXPECT_EQ(catalog_->Paths(id_.at(ino)).value(), list) << "paths of " << ino;
+    }
     std::vector<std::string> walked;
     std::map<uint64_t, EntryId> dirs;
     ASSERT_TRUE(catalog_->Walk("/m", [&](const Visit& v) {
