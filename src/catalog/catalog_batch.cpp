@@ -41,6 +41,12 @@ class CatalogBatch final : public Batch {
                           const Observation& seen) override {
     FATHOM_RETURN_IF_ERROR(Usable());
     FATHOM_RETURN_IF_ERROR(CheckPath(path));
+    FATHOM_ASSIGN_OR_RETURN(Located at, LocatePath(b_, path));
+    if (at.parent != 0) {
+      return Status::Error("catalog " + b_.location() + ": " + std::string(path) +
+                           " lies in a directory the catalog holds, so it is not a root: put it "
+                           "there with Put");
+    }
     return Track(PutName(0, path, attrs, seen));
   }
 

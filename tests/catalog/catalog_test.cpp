@@ -456,6 +456,10 @@ TEST_F(CatalogTest, PutRefusesBadNamesAndParentsThatAreNotDirectories) {
     ASSERT_FALSE(bad_name.ok());
     EXPECT_NE(bad_name.status().message().find("'a/b'"), std::string::npos);
     EXPECT_FALSE(b->PutRoot("relative", DirAttrs(9), At(T(1))).ok());
+    auto nested = b->PutRoot("/r/sub", DirAttrs(10), At(T(1)));
+    ASSERT_FALSE(nested.ok());
+    EXPECT_NE(nested.status().message().find("/r/sub lies in a directory the catalog holds"),
+              std::string::npos);
     ASSERT_TRUE(b->Commit().ok());
   }
   {
