@@ -1,10 +1,11 @@
 // A server that goes away and comes back: the failing call says so, nothing is reported
-// committed that was not, and the next call connects again once the server is back. Each
-// test has its own server, since each stops it.
+// committed that was not, and the next call connects again once the server is back. The
+// tests share a server, which each one stops and starts again.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -28,28 +29,34 @@ SessionOptions QuickRetries() {
 
 class PgReconnectTest : public ::testing::Test {
  protected:
+  static void SetUpTestSuite() { server_ = std::make_unique<testing::PostgresServer>(); }
+  static void TearDownTestSuite() { server_.reset(); }
+
   void SetUp() override {
-    server_.Exec("CREATE TABLE names (id bigint PRIMARY KEY)");
-    session_ = OpenOrFail(server_.uri(), QuickRetries());
+    if (!server_->running()) server_->Start();  // a failed test may have left it stopped
+    server_->Exec("DROP TABLE IF EXISTS names; DROP FUNCTION IF EXISTS slow_commit CASCADE; "
+                  "CREATE TABLE names (id bigint PRIMARY KEY)");
+    session_ = OpenOrFail(server_->uri(), QuickRetries());
     ASSERT_TRUE(session_.has_value());
   }
   Status Insert(int64_t id) {
     return session_->Query("INSERT INTO names VALUES ($1)", {Param::Int(id)}, "insert a name").status();
   }
   int64_t CountOnNewSession() {
-    auto fresh = OpenOrFail(server_.uri());
+    auto fresh = OpenOrFail(server_->uri());
     return fresh.has_value() ? CountRows(*fresh, "names") : -1;
   }
 
-  testing::PostgresServer server_;
+  static std::unique_ptr<testing::PostgresServer> server_;
   std::optional<Session> session_;
 };
+std::unique_ptr<testing::PostgresServer> PgReconnectTest::server_;
 
 const std::error_code kLost = std::make_error_code(std::errc::connection_aborted);
 
 TEST_F(PgReconnectTest, ServerStoppedBetweenStatementsGivesAClearErrorAndTheNextCallReconnectsOnceItIsBack) {
   ASSERT_TRUE(Insert(1).ok());
-  server_.Stop();
+  server_->Stop();
 
   Status gone = Insert(2);
   ASSERT_FALSE(gone.ok());
@@ -59,7 +66,7 @@ TEST_F(PgReconnectTest, ServerStoppedBetweenStatementsGivesAClearErrorAndTheNext
                                               "server running?): whether the statement took effect is unknown; "
                                               "the next call connects again (postgresql: "));
 
-  const std::string port = std::to_string(server_.port());
+  const std::string port = std::to_string(server_->port());
   const auto start = std::chrono::steady_clock::now();
   Status down = Insert(3);
   const auto spent = std::chrono::steady_clock::now() - start;
@@ -70,7 +77,7 @@ TEST_F(PgReconnectTest, ServerStoppedBetweenStatementsGivesAClearErrorAndTheNext
   EXPECT_THAT(down.message(), HasSubstr("; gave up reconnecting after 3 tries over "));
   EXPECT_LT(spent, std::chrono::seconds(5));  // pauses of 10 and 20 ms, and refused connections
 
-  server_.Start();
+  server_->Start();
   ASSERT_TRUE(session_->Begin().ok());
   ASSERT_TRUE(Insert(4).ok());
   ASSERT_TRUE(session_->Commit().ok());
@@ -81,8 +88,8 @@ TEST_F(PgReconnectTest, PreparedStatementsArePreparedAgainOnTheNewConnection) {
   auto insert = session_->Prepare("INSERT INTO names VALUES ($1)", {Type::kInt}, "insert a name");
   ASSERT_TRUE(insert.ok()) << insert.status().message();
   ASSERT_TRUE(session_->Run(*insert, {Param::Int(1)}).ok());
-  server_.Stop();
-  server_.Start();
+  server_->Stop();
+  server_->Start();
 
   auto stale = session_->Run(*insert, {Param::Int(2)});  // on the connection the restart broke
   ASSERT_FALSE(stale.ok());
@@ -95,8 +102,8 @@ TEST_F(PgReconnectTest, PreparedStatementsArePreparedAgainOnTheNewConnection) {
 TEST_F(PgReconnectTest, TransactionLostWithTheServerIsRefusedUntilRolledBack) {
   ASSERT_TRUE(session_->Begin().ok());
   ASSERT_TRUE(Insert(1).ok());
-  server_.Kill();
-  server_.Start();
+  server_->Kill();
+  server_->Start();
 
   Status lost = Insert(2);
   ASSERT_FALSE(lost.ok());
@@ -127,7 +134,7 @@ TEST_F(PgReconnectTest, TransactionLostWithTheServerIsRefusedUntilRolledBack) {
 
 TEST_F(PgReconnectTest, CommitInterruptedByTheServerDyingIsNeverReportedAsSuccess) {
   // A deferred trigger holds COMMIT in the server until the server is killed.
-  server_.Exec(
+  server_->Exec(
       "CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(60); "
       "RETURN NULL; END $$; "
       "CREATE CONSTRAINT TRIGGER slow AFTER INSERT ON names DEFERRABLE INITIALLY DEFERRED "
@@ -137,7 +144,7 @@ TEST_F(PgReconnectTest, CommitInterruptedByTheServerDyingIsNeverReportedAsSucces
   Status commit;
   std::thread committer([&] { commit = session_->Commit(); });
 
-  auto watcher = OpenOrFail(server_.uri());
+  auto watcher = OpenOrFail(server_->uri());
   ASSERT_TRUE(watcher.has_value());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   int64_t sleeping = 0;
@@ -149,7 +156,7 @@ TEST_F(PgReconnectTest, CommitInterruptedByTheServerDyingIsNeverReportedAsSucces
     if (sleeping == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(sleeping, 1);
-  server_.Kill();
+  server_->Kill();
   committer.join();
 
   ASSERT_FALSE(commit.ok());
@@ -159,7 +166,7 @@ TEST_F(PgReconnectTest, CommitInterruptedByTheServerDyingIsNeverReportedAsSucces
                                               "running?): whether the transaction was committed is unknown (the "
                                               "server may have committed it before the connection broke): check "
                                               "before running it again (postgresql: "));
-  server_.Start();
+  server_->Start();
   EXPECT_EQ(CountOnNewSession(), 0);
   ASSERT_TRUE(session_->Rollback().ok());
   EXPECT_EQ(CountRows(*session_, "names"), 0);  // the session connects again
