@@ -92,7 +92,9 @@ PostgresServer::PostgresServer() : uid_(geteuid()), gid_(getegid()) {
       if (!port_taken || attempt == kStartAttempts) throw;
     }
   }
-  Exec(std::string("CREATE DATABASE ") + kDatabase, "postgres");
+  // FILE_COPY copies template1's files; the default (WAL_LOG) writes them all to the WAL,
+  // which took 1.3 s of a loaded machine.
+  Exec(std::string("CREATE DATABASE ") + kDatabase + " STRATEGY FILE_COPY", "postgres");
 }
 
 PostgresServer::~PostgresServer() {

@@ -66,6 +66,10 @@ std::string ConnectCause(const PGconn* conn, std::string_view message) {
     return "no server answers at " + HostPort(conn) +
            ": is the server running? check the host/port in the URI";
   }
+  if (Contains(message, "server does not support SSL")) {
+    return "the URI asks for SSL (sslmode) and the server at " + HostPort(conn) +
+           " does not offer it: enable ssl in its postgresql.conf, or change sslmode in the URI";
+  }
   if (Contains(message, "too many clients") || Contains(message, "remaining connection slots")) {
     return "the server has no free connection slot: close idle sessions or raise max_connections";
   }

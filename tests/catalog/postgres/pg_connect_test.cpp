@@ -95,7 +95,19 @@ TEST_F(PgConnectTest, NoPasswordWhereOneIsNeededSaysWhereToPutIt) {
   ::setenv("PGPASSWORD", "bobs-secret", 1);
   auto with_env = Session::Open(uri);
   ::unsetenv("PGPASSWORD");
+  ::unsetenv("PGPASSFILE");
   EXPECT_TRUE(with_env.ok()) << with_env.status().message();
+}
+
+TEST_F(PgConnectTest, SslRequiredOfAServerWithoutItSaysWhichSettingToChange) {
+  auto session = Session::Open(server_->uri() + "?sslmode=require");
+  ASSERT_FALSE(session.ok());
+  const std::string at = "127.0.0.1:" + std::to_string(server_->port());
+  EXPECT_THAT(session.status().message(),
+              StartsWith("catalog database \"fathom_test\" on " + at + " as user \"fathom\": connect: the URI "
+                         "asks for SSL (sslmode) and the server at " + at + " does not offer it: enable ssl in "
+                         "its postgresql.conf, or change sslmode in the URI (postgresql: "));
+  EXPECT_TRUE(Session::Open(server_->uri() + "?sslmode=prefer").ok());
 }
 
 TEST(PgConnect, UriOfAnotherKindIsRefusedWithTheExpectedForm) {
