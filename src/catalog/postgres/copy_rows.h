@@ -23,7 +23,6 @@ class CopyRows {
   void AddNull();
 
   size_t rows() const { return rows_; }
-  bool empty() const { return rows_ == 0; }
   void Clear() {
     body_.clear();
     rows_ = 0;

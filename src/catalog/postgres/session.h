@@ -63,8 +63,6 @@ class Session {
 
   // `catalog database "D" on HOST:PORT as user "U"`, the prefix of this session's errors.
   const std::string& server() const { return server_; }
-  // Whether the session holds a connection (it may still find it broken at the next call).
-  bool connected() const { return static_cast<bool>(conn_); }
 
   // Runs `sql`, one statement or several separated by semicolons, without parameters (DDL,
   // SET). `what` names it in errors ("create the names table").
