@@ -3,6 +3,8 @@
 // (parent, name)), through the catalog's libpq layer (src/catalog/postgres/).
 //
 // BM_PreparedInsert/<batch>: rows/s of one prepared INSERT per row, a transaction per batch.
+// BM_PipelinedInsert/<batch>: the same INSERTs through Session::RunEach (pipeline mode, a
+//   round trip per 1000 rows).
 // BM_Copy/<batch>: rows/s of one binary COPY per batch (encoding included), a transaction
 //   per batch.
 // The server is a throwaway PostgreSQL 15 on loopback made like the tests' one
@@ -12,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "catalog/postgres/session.h"
 #include "support/postgres_server.h"
@@ -73,6 +76,40 @@ void BM_PreparedInsert(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * batch);
 }
 BENCHMARK(BM_PreparedInsert)->ArgName("batch")->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_PipelinedInsert(benchmark::State& state) {
+  auto session = EmptyTable(state);
+  if (!session) return;
+  auto insert = session->Prepare("INSERT INTO names VALUES ($1, $2, $3)",
+                                 {Type::kInt, Type::kBytes, Type::kInt}, "insert a name");
+  if (!insert.ok()) {
+    state.SkipWithError(insert.status().message().c_str());
+    return;
+  }
+  const int64_t batch = state.range(0);
+  int64_t id = 0;
+  std::vector<std::string> names(static_cast<size_t>(batch));
+  std::vector<Param> params;
+  for (auto _ : state) {
+    params.clear();
+    for (int64_t i = 0; i < batch; ++i, ++id) {
+      std::string& name = names[static_cast<size_t>(i)];
+      name = Name(id);
+      params.push_back(Param::Int(Parent(id)));
+      params.push_back(Param::Bytes(name));
+      params.push_back(Param::Int(id));
+    }
+    Status status = session->Begin();
+    if (status.ok()) status = session->RunEach(*insert, params).status();
+    if (status.ok()) status = session->Commit();
+    if (!status.ok()) {
+      state.SkipWithError(status.message().c_str());
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * batch);
+}
+BENCHMARK(BM_PipelinedInsert)->ArgName("batch")->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_Copy(benchmark::State& state) {
   auto session = EmptyTable(state);

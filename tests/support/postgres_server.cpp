@@ -193,6 +193,7 @@ void PostgresServer::Exec(const std::string& sql, const std::string& database) c
   if (PQstatus(conn) != CONNECTION_OK) {
     error = PQerrorMessage(conn);
   } else {
+    PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);  // "... does not exist, skipping"
     PGresult* result = PQexec(conn, sql.c_str());
     const ExecStatusType status = PQresultStatus(result);
     if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) error = PQresultErrorMessage(result);

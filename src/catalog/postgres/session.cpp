@@ -13,6 +13,10 @@ namespace {
 // COPY data goes to libpq in pieces of this size, so that its send buffer stays small.
 constexpr size_t kCopyPiece = 256 * 1024;
 
+// RunEach's runs per round trip: few enough that their results fit in the sockets' buffers
+// while the runs are still being sent (libpq writes and the server answers at once).
+constexpr size_t kPipelineRuns = 1000;
+
 // Notices (a WARNING of the server) are not errors: the calls' results carry what matters.
 void IgnoreNotice(void*, const char*) {}
 
@@ -154,26 +158,35 @@ Status Session::EnsurePrepared(size_t index) {
   return Status::Ok();
 }
 
-Result<Rows> Session::Run(const Statement& statement, std::span<const Param> params) {
+Status Session::CheckParams(const Statement& statement, std::span<const Param> params, bool many) const {
   if (statement.index_ >= prepared_.size()) {
     return Status::Error(server_ + ": run a statement this session did not prepare");
   }
   const Prepared& prepared = prepared_[statement.index_];
-  if (params.size() != prepared.types.size()) {
+  const size_t n = prepared.types.size();
+  if (many ? n == 0 || params.size() % n != 0 : params.size() != n) {
     return Status::Error(server_ + ": " + prepared.what + ": " + std::to_string(params.size()) +
-                         " parameters given, the statement takes " +
-                         std::to_string(prepared.types.size()));
+                         " parameters given, the statement takes " + std::to_string(n) +
+                         (many ? " per run" : ""));
   }
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (params[i].type() != prepared.types[i % n]) {
+      return Status::Error(server_ + ": " + prepared.what + ": parameter $" + std::to_string(i % n + 1) +
+                           " has another type than the statement was prepared with");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<Rows> Session::Run(const Statement& statement, std::span<const Param> params) {
+  FATHOM_RETURN_IF_ERROR(CheckParams(statement, params, /*many=*/false));
+  const Prepared& prepared = prepared_[statement.index_];
   std::vector<const char*> values;
   std::vector<int> lengths;
   std::vector<int> formats(params.size(), 1);
-  for (size_t i = 0; i < params.size(); ++i) {
-    if (params[i].type() != prepared.types[i]) {
-      return Status::Error(server_ + ": " + prepared.what + ": parameter $" + std::to_string(i + 1) +
-                           " has another type than the statement was prepared with");
-    }
-    values.push_back(params[i].data());
-    lengths.push_back(params[i].length());
+  for (const Param& param : params) {
+    values.push_back(param.data());
+    lengths.push_back(param.length());
   }
   FATHOM_RETURN_IF_ERROR(Ready(prepared.what));
   FATHOM_RETURN_IF_ERROR(EnsurePrepared(statement.index_));
@@ -184,6 +197,68 @@ Result<Rows> Session::Run(const Statement& statement, std::span<const Param> par
   const ExecStatusType status = result.status();
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return Rows(std::move(result));
   return Failed(result, in_transaction, prepared.what);
+}
+
+Result<int64_t> Session::RunEach(const Statement& statement, std::span<const Param> params) {
+  FATHOM_RETURN_IF_ERROR(CheckParams(statement, params, /*many=*/true));
+  const size_t n = prepared_[statement.index_].types.size();
+  const std::string& what = prepared_[statement.index_].what;
+  FATHOM_RETURN_IF_ERROR(Ready(what));
+  FATHOM_RETURN_IF_ERROR(EnsurePrepared(statement.index_));
+  const bool in_transaction = InTransaction();
+  if (PQenterPipelineMode(conn_.get()) != 1) {
+    return StatementError(server_, conn_.get(), nullptr, what + " (pipeline mode)");
+  }
+  int64_t affected = 0;
+  Status status;
+  for (size_t at = 0; at < params.size() && status.ok(); at += n * kPipelineRuns) {
+    status = RunRoundTrip(statement.index_, params.subspan(at, std::min(n * kPipelineRuns, params.size() - at)),
+                          in_transaction, affected);
+  }
+  if (conn_) PQexitPipelineMode(conn_.get());
+  if (!status.ok()) return status;
+  return affected;
+}
+
+Status Session::RunRoundTrip(size_t index, std::span<const Param> params, bool in_transaction,
+                             int64_t& affected) {
+  const Prepared& prepared = prepared_[index];
+  const size_t n = prepared.types.size();
+  const std::string name = StatementName(index);
+  std::vector<const char*> values(n);
+  std::vector<int> lengths(n);
+  const std::vector<int> formats(n, 1);
+  for (size_t at = 0; at < params.size(); at += n) {
+    for (size_t i = 0; i < n; ++i) {
+      values[i] = params[at + i].data();
+      lengths[i] = params[at + i].length();
+    }
+    if (PQsendQueryPrepared(conn_.get(), name.c_str(), static_cast<int>(n), values.data(), lengths.data(),
+                            formats.data(), /*resultFormat=binary*/ 1) != 1) {
+      break;  // the connection failed: the results read below say how
+    }
+  }
+  PQpipelineSync(conn_.get());
+  // Each run's result is followed by a null one; the sync's result ends the round trip.
+  Status status;
+  while (conn_) {
+    PgResult result(PQgetResult(conn_.get()));
+    if (result.get() == nullptr) {
+      if (PQstatus(conn_.get()) == CONNECTION_BAD) {
+        Status lost = Failed(result, in_transaction, prepared.what);  // forgets the connection
+        if (status.ok()) status = lost;
+      }
+      continue;
+    }
+    const ExecStatusType st = result.status();
+    if (st == PGRES_PIPELINE_SYNC) break;
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+      affected += Rows(std::move(result)).affected();
+    } else if (st != PGRES_PIPELINE_ABORTED && status.ok()) {
+      status = Failed(result, in_transaction, prepared.what);
+    }
+  }
+  return status;
 }
 
 Status Session::Begin() {

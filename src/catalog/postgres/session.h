@@ -83,6 +83,13 @@ class Session {
     return Run(statement, std::span<const Param>(params.begin(), params.size()));
   }
 
+  // Runs a prepared statement once per group of its parameters in `params` (each group as
+  // many as it takes, in order), through libpq's pipeline mode: a round trip per 1000 runs
+  // instead of one per run. Returns the rows touched in all. Stops at the first failure (the
+  // runs after it in flight are skipped). Outside a transaction each round trip's runs commit
+  // together; inside Begin()/Commit() they are part of the transaction like any statement.
+  Result<int64_t> RunEach(const Statement& statement, std::span<const Param> params);
+
   Status Begin();
   Status Commit();
   // Ends the open transaction, if any, undoing it; also acknowledges a transaction lost with
@@ -108,6 +115,11 @@ class Session {
   Status Reconnect(std::string_view what);
   bool InTransaction() const;
   Status EnsurePrepared(size_t index);
+  // Whether `statement` is this session's and `params` fit its parameters: exactly, or (when
+  // `many`) as a whole number of groups of them.
+  Status CheckParams(const Statement& statement, std::span<const Param> params, bool many) const;
+  // Sends the runs of one round trip of RunEach and reads their results.
+  Status RunRoundTrip(size_t index, std::span<const Param> params, bool in_transaction, int64_t& affected);
   // The error of a failed call begun `in_transaction`; forgets the connection when it is lost.
   Status Failed(const PgResult& result, bool in_transaction, std::string_view what);
   // The error of a call whose connection broke (forgotten here), and what that means for it.

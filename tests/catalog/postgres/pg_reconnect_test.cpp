@@ -9,6 +9,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "catalog/postgres/pg_test_session.h"
 #include "support/postgres_server.h"
@@ -97,6 +98,25 @@ TEST_F(PgReconnectTest, PreparedStatementsArePreparedAgainOnTheNewConnection) {
   auto again = session_->Run(*insert, {Param::Int(3)});
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ(CountOnNewSession(), 2);  // 1 and 3
+}
+
+TEST_F(PgReconnectTest, PipelinedRunsOnAConnectionTheServerClosedFailAndTheNextCallReconnects) {
+  auto insert = session_->Prepare("INSERT INTO names VALUES ($1)", {Type::kInt}, "insert a name");
+  ASSERT_TRUE(insert.ok()) << insert.status().message();
+  std::vector<Param> ids;
+  for (int64_t i = 0; i < 1500; ++i) ids.push_back(Param::Int(i));
+  server_->Stop();
+  server_->Start();
+
+  auto stale = session_->RunEach(*insert, ids);
+  ASSERT_FALSE(stale.ok());
+  EXPECT_EQ(stale.status().code(), kLost);
+  EXPECT_THAT(stale.status().message(),
+              StartsWith(session_->server() + ": insert a name: the connection to the server was lost"));
+  auto again = session_->RunEach(*insert, ids);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(*again, 1500);
+  EXPECT_EQ(CountOnNewSession(), 1500);
 }
 
 TEST_F(PgReconnectTest, TransactionLostWithTheServerIsRefusedUntilRolledBack) {

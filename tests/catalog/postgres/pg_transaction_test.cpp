@@ -5,6 +5,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "catalog/postgres/pg_test_session.h"
 #include "support/postgres_server.h"
@@ -98,6 +100,56 @@ TEST_F(PgTransactionTest, BeginInsideATransactionAndCommitOutsideOneAreRefused) 
             session_->server() + ": BEGIN: a transaction is already open: commit or roll it back first");
   EXPECT_TRUE(session_->Rollback().ok());
   EXPECT_TRUE(session_->Rollback().ok());  // nothing open: nothing to do
+}
+
+// Parameters for inserting names 0..n-1 (parent 1, name "n<i>", id i), and their names;
+// `same_names` gives name j to entry i for each {i, j}.
+struct NameRuns {
+  explicit NameRuns(int64_t n, std::pair<int64_t, int64_t> same_names = {0, 0}) {
+    for (int64_t i = 0; i < n; ++i) names.push_back("n" + std::to_string(i));
+    names[static_cast<size_t>(same_names.first)] = names[static_cast<size_t>(same_names.second)];
+    for (int64_t i = 0; i < n; ++i) {
+      params.push_back(Param::Int(1));
+      params.push_back(Param::Bytes(names[static_cast<size_t>(i)]));
+      params.push_back(Param::Int(i));
+    }
+  }
+  std::vector<std::string> names;
+  std::vector<Param> params;
+};
+
+TEST_F(PgTransactionTest, RunEachRunsEveryGroupAcrossRoundTrips) {
+  NameRuns runs(2500);  // three round trips of up to 1000
+  auto affected = session_->RunEach(insert_, runs.params);
+  ASSERT_TRUE(affected.ok()) << affected.status().message();
+  EXPECT_EQ(*affected, 2500);
+  auto sums = session_->Query("SELECT count(*), sum(id)::bigint, count(DISTINCT name) FROM names", {}, "sum");
+  ASSERT_TRUE(sums.ok()) << sums.status().message();
+  EXPECT_EQ(sums->Int(0, 0), 2500);
+  EXPECT_EQ(sums->Int(0, 1), 2499 * 2500 / 2);
+  EXPECT_EQ(sums->Int(0, 2), 2500);
+}
+
+TEST_F(PgTransactionTest, RunEachStopsAtTheFirstFailureAndItsTransactionCommitsNothing) {
+  NameRuns runs(2500, {1500, 10});  // a duplicate (parent, name) in the second round trip
+  ASSERT_TRUE(session_->Begin().ok());
+  auto affected = session_->RunEach(insert_, runs.params);
+  ASSERT_FALSE(affected.ok());
+  EXPECT_EQ(affected.status().message(),
+            session_->server() + ": insert a name: duplicate key value violates unique constraint \"names_pkey\" "
+                                 "(SQLSTATE 23505)");
+  EXPECT_FALSE(session_->Commit().ok());
+  EXPECT_EQ(CountRows(*session_, "names"), 0);  // and the session works on
+}
+
+TEST_F(PgTransactionTest, RunEachRefusesParametersThatAreNotWholeRuns) {
+  NameRuns runs(2);
+  runs.params.pop_back();
+  auto affected = session_->RunEach(insert_, runs.params);
+  ASSERT_FALSE(affected.ok());
+  EXPECT_EQ(affected.status().message(),
+            session_->server() + ": insert a name: 5 parameters given, the statement takes 3 per run");
+  EXPECT_EQ(CountRows(*session_, "names"), 0);
 }
 
 TEST_F(PgTransactionTest, CopyStoresEveryRowExactly) {
