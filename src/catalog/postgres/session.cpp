@@ -48,18 +48,19 @@ Status Session::Connect(std::string_view what) {
 Status Session::Reconnect(std::string_view what) {
   std::chrono::milliseconds pause = options_.first_pause;
   const auto start = std::chrono::steady_clock::now();
+  const int attempts = std::max(1, options_.reconnect_attempts);
   Status last;
-  for (int attempt = 1; attempt <= options_.reconnect_attempts; ++attempt) {
+  for (int attempt = 1; attempt <= attempts; ++attempt) {
     last = Connect(what);
     if (last.ok()) return last;
-    if (attempt == options_.reconnect_attempts) break;
+    if (attempt == attempts) break;
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, options_.max_pause);
   }
   const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - start);
   return Status::Error(last.message() + "; gave up reconnecting after " +
-                           std::to_string(options_.reconnect_attempts) + " tries over " +
+                           std::to_string(attempts) + " tries over " +
                            std::to_string(spent.count()) + " ms",
                        ConnectionLostCode());
 }
@@ -315,6 +316,9 @@ Result<int64_t> Session::Copy(std::string_view copy_sql, const CopyRows& rows, s
   FATHOM_RETURN_IF_ERROR(Ready(what));
   const bool in_transaction = InTransaction();
   PgResult start(PQexec(conn_.get(), std::string(copy_sql).c_str()));
+  if (start.status() == PGRES_COMMAND_OK || start.status() == PGRES_TUPLES_OK) {
+    return Status::Error(server_ + ": " + std::string(what) + ": the statement is not a COPY ... FROM STDIN");
+  }
   if (start.status() != PGRES_COPY_IN) return Failed(start, in_transaction, what);
 
   auto put = [this](std::string_view data) {

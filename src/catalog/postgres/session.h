@@ -39,7 +39,7 @@
 namespace fathom::catalog::pg {
 
 struct SessionOptions {
-  int reconnect_attempts = 5;                        // connections tried per call that needs one
+  int reconnect_attempts = 5;                        // connections tried per call that needs one (>= 1)
   std::chrono::milliseconds first_pause{100};        // between the first two tries, then doubled
   std::chrono::milliseconds max_pause{2000};
   int connect_timeout_s = 10;                        // libpq's connect_timeout, unless the URI sets it
