@@ -1,6 +1,6 @@
 // session.h — one connection to the PostgreSQL server holding a catalog: statements with
-// binary parameters, prepared statements kept for reuse, transactions, bulk COPY, and
-// connecting again after the server went away.
+// binary parameters, prepared statements kept for reuse (run one at a time or many per round
+// trip), transactions, bulk COPY, and connecting again after the server went away.
 //
 // Contract:
 //  - Open() connects once and, when it cannot, says which server, database and user, why,
