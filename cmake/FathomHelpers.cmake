@@ -18,12 +18,14 @@ function(fathom_executable name)
   target_link_libraries(${name} PRIVATE ${FATHOM_MIMALLOC_LIBRARY} ${ARG_DEPS})
 endfunction()
 
-# fathom_test(NAME SOURCES ... DEPS ... [TIMEOUT seconds] [SERIAL])
+# fathom_test(NAME SOURCES ... DEPS ... [TIMEOUT seconds] [SERIAL] [ONE_PROCESS])
 # SERIAL: never run beside another test (load tests whose figures other tests would disturb).
-# A GoogleTest binary; every TEST becomes one ctest entry. Tests find the CLI through the
+# ONE_PROCESS: the binary is one ctest entry, NAME, run once, so that its tests share a
+# fixture too costly to make per test (a database server started per test suite).
+# A GoogleTest binary; otherwise every TEST becomes one ctest entry. Tests find the CLI through the
 # FATHOM_BINARY definition and the build directory through FATHOM_BUILD_DIR.
 function(fathom_test name)
-  cmake_parse_arguments(ARG "SERIAL" "TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "SERIAL;ONE_PROCESS" "TIMEOUT" "SOURCES;DEPS" ${ARGN})
   set(serial FALSE)
   if(ARG_SERIAL)
     set(serial TRUE)
@@ -37,5 +39,10 @@ function(fathom_test name)
   target_compile_definitions(${name} PRIVATE FATHOM_BINARY="${CMAKE_BINARY_DIR}/fathom"
                                              FATHOM_BUILD_DIR="${CMAKE_BINARY_DIR}")
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${ARG_TIMEOUT} RUN_SERIAL ${serial})
+  if(ARG_ONE_PROCESS)
+    add_test(NAME ${name} COMMAND ${name})
+    set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT} RUN_SERIAL ${serial})
+  else()
+    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${ARG_TIMEOUT} RUN_SERIAL ${serial})
+  endif()
 endfunction()

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs fathom's build, test and benchmark dependencies from Debian 12 packages.
 # Idempotent: only missing packages are installed. Needs root (or sudo).
+# postgresql-15 is for the tests, which start their own servers (tests/support/postgres_server.h)
+# as its `postgres` account when run as root; the cluster the package starts on port 5432 is
+# never used.
 set -euo pipefail
 
 packages=(
@@ -11,6 +14,7 @@ packages=(
   inotify-tools fswatch watchman python3-watchdog
   libfuse3-dev fuse3 attr
   libzmq3-dev cppzmq-dev libnats-dev nats-server python3-zmq libyaml-cpp-dev libmimalloc-dev
+  libpq-dev postgresql-15
   procps time util-linux e2fsprogs help2man
 )
 
