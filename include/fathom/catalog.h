@@ -35,6 +35,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,6 +81,11 @@ struct Attrs {
 struct Observation {
   int64_t time_ns = 0;            // when the attributes were read / the event happened
   uint64_t generation = 0;        // the scan that saw it (0: not a scan)
+  // false: a Put() that finds another object at the name changes nothing (returns 0). For
+  // a reader of the present whose view of the namespace is older than the catalog's: the
+  // event stream applied up to an earlier point, whose later events say where that other
+  // object went and bring this one in.
+  bool replaces = true;
 };
 
 // Who removed an object and when, as far as the source says.
@@ -218,8 +224,10 @@ class Batch {
                       std::string_view new_name, const Observation& seen,
                       const Removal& replaced) = 0;
   // Commits; `stream` and `last_applied` (when given) record, in the same transaction, how
-  // far a named consumer of the event stream has applied it.
-  virtual Status Commit(std::string_view stream = {}, uint64_t last_applied = 0) = 0;
+  // far a named consumer of the event stream has applied it, and `pending` the paths it has
+  // still to read once later events say where they went (Catalog::Pending).
+  virtual Status Commit(std::string_view stream = {}, uint64_t last_applied = 0,
+                        std::span<const std::string> pending = {}) = 0;
 };
 
 class Catalog {
@@ -230,8 +238,10 @@ class Catalog {
 
   virtual Result<std::unique_ptr<Batch>> Begin() = 0;
 
-  // The last event id a named consumer has applied (0: none).
+  // The last event id a named consumer has applied (0: none), and the paths it committed as
+  // pending with it.
   virtual Result<uint64_t> LastApplied(std::string_view stream) = 0;
+  virtual Result<std::vector<std::string>> Pending(std::string_view stream) = 0;
 
   // Scans: a generation per scan of a root. FinishScan() removes, in chunks with `progress`
   // (names removed so far), every name under `root` the scan did not see, unless observed

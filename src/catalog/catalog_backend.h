@@ -120,7 +120,10 @@ class CatalogBackend {
 
   // Streams and scans.
   virtual Result<uint64_t> StreamPosition(std::string_view stream) = 0;
-  virtual Status SetStreamPosition(std::string_view stream, uint64_t last_applied) = 0;
+  // Pending paths: NUL-separated (no path holds a NUL byte), "" for none.
+  virtual Result<std::string> StreamPending(std::string_view stream) = 0;
+  virtual Status SetStreamPosition(std::string_view stream, uint64_t last_applied,
+                                   std::string_view pending) = 0;
   virtual Result<std::optional<ScanRow>> Scan(uint64_t generation) = 0;
   virtual Result<std::optional<ScanRow>> UnfinishedScan(std::string_view root) = 0;
   virtual Result<uint64_t> LastGeneration() = 0;

@@ -74,11 +74,19 @@ class CatalogBatch final : public Batch {
     return Track(MovePublic(parent, name, new_parent, new_name, seen, replaced));
   }
 
-  Status Commit(std::string_view stream, uint64_t last_applied) override {
+  Status Commit(std::string_view stream, uint64_t last_applied,
+                std::span<const std::string> pending) override {
     FATHOM_RETURN_IF_ERROR(Usable());
     Status status = WriteStatistics();
     if (status.ok() && last_id_ != stored_last_id_) status = b_.SetLastEntryId(last_id_);
-    if (status.ok() && !stream.empty()) status = b_.SetStreamPosition(stream, last_applied);
+    if (status.ok() && !stream.empty()) {
+      std::string joined;
+      for (const std::string& path : pending) {
+        if (!joined.empty()) joined += '\0';
+        joined += path;
+      }
+      status = b_.SetStreamPosition(stream, last_applied, joined);
+    }
     if (status.ok()) status = b_.ExpireRemoved(NowNs() - std::chrono::nanoseconds(retention_).count());
     if (status.ok()) status = b_.CommitWrite();
     open_ = false;
@@ -163,6 +171,7 @@ class CatalogBatch final : public Batch {
     FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> entry, b_.EntryByIdentity(attrs.dev, attrs.ino));
     if (entry && IsStale(entry->seen_ns, seen.time_ns)) return entry->id;
     bool replaces = at_name != 0 && (!entry || at_name != entry->id);
+    if (replaces && !seen.replaces) return EntryId{0};
     if (replaces) {
       FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> holder, b_.EntryById(at_name));
       if (holder && IsStale(holder->seen_ns, seen.time_ns)) return entry ? entry->id : 0;

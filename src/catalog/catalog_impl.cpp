@@ -30,6 +30,18 @@ class CatalogImpl final : public Catalog {
     return BeginBatch(*b_, options_.removed_retention);
   }
 
+  Result<std::vector<std::string>> Pending(std::string_view stream) override {
+    FATHOM_ASSIGN_OR_RETURN(std::string joined, b_->StreamPending(stream));
+    std::vector<std::string> paths;
+    for (size_t start = 0; start < joined.size();) {
+      size_t end = joined.find('\0', start);
+      if (end == std::string::npos) end = joined.size();
+      paths.push_back(joined.substr(start, end - start));
+      start = end + 1;
+    }
+    return paths;
+  }
+
   Result<uint64_t> LastApplied(std::string_view stream) override {
     return b_->StreamPosition(stream);
   }

@@ -200,8 +200,10 @@ class SqliteBackend final : public CatalogBackend {
         {&latest_removal_, "SELECT max(time) FROM removed WHERE dev = ? AND ino = ?"},
         {&expire_removed_, "DELETE FROM removed WHERE time < ?"},
         {&stream_, "SELECT last_applied FROM streams WHERE name = ?"},
-        {&set_stream_, "INSERT INTO streams(name, last_applied) VALUES(?, ?)"
-                       " ON CONFLICT(name) DO UPDATE SET last_applied = excluded.last_applied"},
+        {&set_stream_, "INSERT INTO streams(name, last_applied, pending) VALUES(?, ?, ?)"
+                       " ON CONFLICT(name) DO UPDATE SET last_applied = excluded.last_applied,"
+                       " pending = excluded.pending"},
+        {&stream_pending_, "SELECT pending FROM streams WHERE name = ?"},
         {&scan_, "SELECT generation, root, started, finished FROM scans WHERE generation = ?"},
         {&unfinished_scan_, "SELECT generation, root, started, finished FROM scans"
                             " WHERE root = ? AND finished IS NULL ORDER BY generation DESC LIMIT 1"},
@@ -499,9 +501,20 @@ class SqliteBackend final : public CatalogBackend {
     FATHOM_ASSIGN_OR_RETURN(int64_t position, db_.QueryInt(stream_, "reading a stream position"));
     return static_cast<uint64_t>(position);
   }
-  Status SetStreamPosition(std::string_view stream, uint64_t last_applied) override {
+  Result<std::string> StreamPending(std::string_view stream) override {
+    stream_pending_.BindText(1, stream);
+    std::string pending;
+    const int rc = sqlite3_step(stream_pending_.get());
+    if (rc == SQLITE_ROW) pending = std::string(stream_pending_.ColumnBlob(0));
+    stream_pending_.Reset();
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return db_.Error(rc, "reading a stream's pending paths");
+    return pending;
+  }
+  Status SetStreamPosition(std::string_view stream, uint64_t last_applied,
+                           std::string_view pending) override {
     set_stream_.BindText(1, stream);
     set_stream_.BindInt(2, static_cast<int64_t>(last_applied));
+    set_stream_.BindBlob(3, pending);
     return db_.StepDone(set_stream_, "recording a stream position");
   }
   Result<std::optional<ScanRow>> Scan(uint64_t generation) override {
@@ -609,7 +622,7 @@ class SqliteBackend final : public CatalogBackend {
   Statement children_, child_names_;
   Statement tree_, add_tree_, delete_tree_, add_acct_, prune_acct_, set_multi_, clear_multi_;
   Statement insert_removed_, latest_removal_, expire_removed_;
-  Statement stream_, set_stream_, scan_, unfinished_scan_, last_generation_, insert_scan_,
+  Statement stream_, set_stream_, stream_pending_, scan_, unfinished_scan_, last_generation_, insert_scan_,
       finish_scan_;
 };
 

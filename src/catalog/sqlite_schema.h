@@ -12,7 +12,7 @@
 //   acct(uid, gid, type (S_IFMT bits), count, size, blocks, b0..b9 (size buckets))
 //   multi(id): objects with more than one name
 //   removed(path BLOB, the entries' attribute columns, time, event_id, by_uid, jobid)
-//   streams(name, last_applied); scans(generation, root, started, finished); meta(key, value)
+//   streams(name, last_applied, pending: NUL-separated paths); scans(generation, root, started, finished); meta(key, value)
 //
 // Functions return errors naming the file, the cause and the fix; any thread (each call
 // works on its own connection).

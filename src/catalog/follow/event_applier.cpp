@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <utility>
 
 #include "catalog/follow/live_attrs.h"
@@ -41,6 +42,21 @@ Removal RemovalOf(const Event& e) {
   return r;
 }
 
+Observation At(int64_t time_ns) {
+  Observation seen;
+  seen.time_ns = time_ns;
+  return seen;
+}
+
+// What a path read now is: the present, while the catalog is at the point of the stream
+// applied so far; another object at that name is left to the stream's later events.
+Observation Present() {
+  Observation seen;
+  seen.time_ns = NowNs();
+  seen.replaces = false;
+  return seen;
+}
+
 bool IsRenamePair(const Event& from, const Event& to) {
   return (from.mask & kind::kMovedFrom) && (to.mask & kind::kMovedTo) && from.cookie != 0 &&
          from.cookie == to.cookie;
@@ -52,16 +68,48 @@ EventApplier::EventApplier(Catalog& catalog, std::string stream, Rescan rescan)
     : catalog_(catalog), stream_(std::move(stream)), rescan_(std::move(rescan)) {}
 
 Status EventApplier::Apply(std::span<const Event> events) {
+  std::vector<Event> joined;
+  if (!held_.empty()) {
+    joined = std::move(held_);
+    held_.clear();
+    joined.insert(joined.end(), events.begin(), events.end());
+    events = joined;
+  }
+  if (!events.empty() && (events.back().mask & kind::kMovedFrom) && events.back().cookie != 0) {
+    held_.push_back(events.back());
+    held_at_ = std::chrono::steady_clock::now();
+    events = events.first(events.size() - 1);
+  }
+  return ApplyAll(events);
+}
+
+Status EventApplier::Flush(std::chrono::milliseconds min_age) {
+  if (held_.empty() || std::chrono::steady_clock::now() - held_at_ < min_age) {
+    return Status::Ok();
+  }
+  std::vector<Event> held = std::move(held_);
+  held_.clear();
+  return ApplyAll(held);
+}
+
+Status EventApplier::ApplyAll(std::span<const Event> events) {
+  if (events.empty()) return Status::Ok();
   if (!roots_loaded_) {
     FATHOM_ASSIGN_OR_RETURN(CatalogInfo info, catalog_.Info());
     roots_ = std::move(info.roots);
+    FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> pending, catalog_.Pending(stream_));
+    for (const std::string& path : pending) pending_.Add(path);
     roots_loaded_ = true;
   }
   size_t begin = 0;
   for (size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
     const bool new_root = !e.root.empty() && !UnderRoot(e.root);
-    if (!(e.mask & kind::kOverflow) && !new_root) continue;
+    // A directory arriving without its MOVED_FROM: what is below it may be unknown here (its
+    // MOVED_FROM was applied as a move out of the roots, or came from elsewhere).
+    const bool arrived = (e.mask & kind::kMovedTo) && (e.mask & kind::kIsDir) &&
+                         (i == 0 || !IsRenamePair(events[i - 1], e));
+    if (!(e.mask & kind::kOverflow) && !new_root && !arrived) continue;
     // What came before is committed first; the scan then settles what the stream could not
     // say (or brings in a root the catalog lacks, with everything below it), and only after
     // it is the event's own id recorded, so a crash runs the scan again.
@@ -70,9 +118,14 @@ Status EventApplier::Apply(std::span<const Event> events) {
     }
     if (new_root) roots_.push_back(e.root);
     const std::string& target = new_root || e.path.empty() ? e.root : e.path;
+    if (arrived && !new_root && !std::filesystem::is_directory(target)) {
+      begin = i;
+      continue;  // gone again: its own events follow
+    }
     if (UnderRoot(target)) {
       ++counters_.rescans;
       FATHOM_RETURN_IF_ERROR(rescan_(target));
+      pending_.Remove(target);  // the scan found whatever is there now
     }
     begin = i;  // the event itself goes with the next stretch
   }
@@ -88,7 +141,7 @@ Status EventApplier::ApplyStretch(std::span<const Event> events, uint64_t throug
     FATHOM_RETURN_IF_ERROR(ApplyEvent(*batch, events, i));
   }
   FATHOM_RETURN_IF_ERROR(RefreshMarked(*batch));
-  FATHOM_RETURN_IF_ERROR(batch->Commit(stream_, through));
+  FATHOM_RETURN_IF_ERROR(batch->Commit(stream_, through, pending_.Paths()));
   counters_.events += events.size();
   return Status::Ok();
 }
@@ -134,6 +187,10 @@ Status EventApplier::ApplyRename(Batch& batch, const Event& from, const Event& t
   if (!UnderRoot(to.path)) return ApplyRemove(batch, from);
   marked_.Move(from.path, to.path);
   marked_.Add(to.path);  // its ctime changed; and it is put there if the catalog lacked it
+  // Paths that were gone when read may have gone with this rename: read them at their new
+  // place.
+  pending_.Move(from.path, to.path);
+  for (std::string& path : pending_.Extract(to.path)) marked_.Add(path);
   MarkParent(from.path);
   MarkParent(to.path);
   FATHOM_ASSIGN_OR_RETURN(const EntryId known, batch.Lookup(from.path));
@@ -142,11 +199,12 @@ Status EventApplier::ApplyRename(Batch& batch, const Event& from, const Event& t
   FATHOM_ASSIGN_OR_RETURN(const EntryId to_parent, ParentOf(batch, to.path));
   if (to_parent == 0) return ApplyRemove(batch, from);
   return batch.Move(from_parent, BaseName(from.path), to_parent, BaseName(to.path),
-                    Observation{.time_ns = to.ts_ns}, RemovalOf(to));
+                    At(to.ts_ns), RemovalOf(to));
 }
 
 Status EventApplier::ApplyRemove(Batch& batch, const Event& e) {
   marked_.Remove(e.path);
+  pending_.Remove(e.path);
   MarkParent(e.path);
   if (DirName(e.path).empty()) return Status::Ok();
   const bool is_root = std::find(roots_.begin(), roots_.end(), e.path) != roots_.end();
@@ -162,9 +220,12 @@ Status EventApplier::RefreshMarked(Batch& batch) {
   for (const std::string& path : marked_.Take()) {
     ++counters_.reads;
     FATHOM_ASSIGN_OR_RETURN(std::optional<Attrs> attrs, ReadLiveAttrs(path));
-    const Observation seen{.time_ns = NowNs()};
+    const Observation seen = Present();
     if (!attrs) {
+      // Gone since: removed (its DELETE follows in the stream) or renamed away, maybe with a
+      // directory above it, whose rename then says where to read it.
       ++counters_.gone;
+      pending_.Add(path);
       continue;
     }
     if (std::find(roots_.begin(), roots_.end(), path) != roots_.end()) {
@@ -191,7 +252,7 @@ Result<EntryId> EventApplier::ParentOf(Batch& batch, std::string_view path) {
   FATHOM_ASSIGN_OR_RETURN(std::optional<Attrs> attrs, ReadLiveAttrs(std::string(dir)));
   ++counters_.reads;
   if (!attrs) return EntryId{0};
-  const Observation seen{.time_ns = NowNs()};
+  const Observation seen = Present();
   if (std::find(roots_.begin(), roots_.end(), dir) != roots_.end()) {
     return batch.PutRoot(dir, *attrs, seen);
   }

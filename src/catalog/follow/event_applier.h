@@ -10,11 +10,16 @@
 // target of a rename only mark the path (and a name coming or going marks its directory,
 // whose times, size and link count change without an event about it): once the stretch is
 // read, every marked path is read from the live file system once (lstat) and put into the
-// catalog with what it is now. A path
-// already gone is left alone: the stream still holds the DELETE or rename that says where it
-// went. OVERFLOW (the stream could not say what changed) rescans the subtree it names, after
-// what came before it is committed and before its own id is. PARENT_REMOVED changes nothing:
-// the object went with its directory, whose removal the stream holds after it.
+// catalog with what it is now — unless another object holds that name in the catalog, which
+// the stream's later events move away first. A path gone when it is read is kept pending
+// (in the catalog, committed with the position): a later rename of it or of a directory
+// above it says where to read it, a removal drops it.
+//
+// OVERFLOW (the stream could not say what changed) rescans the subtree it names, after what
+// came before it is committed and before its own id is; so does a directory's MOVED_TO
+// without its MOVED_FROM (moved in from outside the roots: what lies below it is new here).
+// PARENT_REMOVED changes nothing: the object went with its directory, whose removal the
+// stream holds after it.
 //
 // Paths outside every root of the catalog are ignored, except that an event's root (the
 // directory a source watches) becomes a root of the catalog when it lies under none: it is
@@ -23,6 +28,7 @@
 // Used from one thread, with the Catalog it is given (which it does not own).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -53,13 +59,20 @@ class EventApplier {
   // `stream`: the consumer name under which the catalog records the last id applied.
   EventApplier(Catalog& catalog, std::string stream, Rescan rescan);
 
-  // Applies `events` (ids increasing) and commits them.
+  // Applies `events` (ids increasing) and commits them. A MOVED_FROM that ends them is held
+  // back (its MOVED_TO may start the next events: a batch boundary must not turn a rename
+  // into a removal and a creation) until the next Apply() or Flush().
   Status Apply(std::span<const Event> events);
+  // Applies what is held back once it was held for `min_age`: the stream has nothing more
+  // now, so a MOVED_FROM held is one without its MOVED_TO (moved out of the roots). A writer
+  // still running may store the halves of a rename moments apart: a live follower waits.
+  Status Flush(std::chrono::milliseconds min_age = std::chrono::milliseconds(0));
 
   const ApplyCounters& counters() const { return counters_; }
 
  private:
   // Applies `events` in one transaction, committed with `through` as the last id.
+  Status ApplyAll(std::span<const Event> events);
   Status ApplyStretch(std::span<const Event> events, uint64_t through);
   Status ApplyEvent(Batch& batch, std::span<const Event> events, size_t& i);
   Status ApplyRename(Batch& batch, const Event& from, const Event& to);
@@ -77,6 +90,11 @@ class EventApplier {
   std::vector<std::string> roots_;
   bool roots_loaded_ = false;
   DirtyPaths marked_;
+  // Paths gone when they were read, kept (in the catalog, with each commit) until a later
+  // rename of them or a directory above them says where they are, or a removal drops them.
+  DirtyPaths pending_;
+  std::vector<Event> held_;  // a MOVED_FROM that ended the last events applied
+  std::chrono::steady_clock::time_point held_at_;
   ApplyCounters counters_;
 };
 

@@ -19,6 +19,10 @@ Status FollowStream(EventFeed& feed, EventApplier& applier, const FollowLimits& 
       FATHOM_RETURN_IF_ERROR(callbacks.rescan_roots());
     }
     if (batch.events.empty()) {
+      // With --until-idle the stream's writer is done; else it may still store a rename's
+      // second half moments after the first.
+      FATHOM_RETURN_IF_ERROR(applier.Flush(limits.until_idle ? std::chrono::milliseconds(0)
+                                                             : std::chrono::seconds(2)));
       if (limits.until_idle) break;
       continue;
     }

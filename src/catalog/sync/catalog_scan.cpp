@@ -56,7 +56,7 @@ class CatalogSink final : public scan::ScanSink {
       dir.generation = generation->second;
       Observation seen = chunk.observation;
       seen.generation = dir.generation;
-      FATHOM_ASSIGN_OR_RETURN(dir.id, batch_->PutRoot(chunk.path, chunk.attrs, seen));
+      FATHOM_ASSIGN_OR_RETURN(dir.id, PutScanRoot(chunk.path, chunk.attrs, seen));
     } else if (auto it = dirs_.find(chunk.dir_token); it != dirs_.end()) {
       dir = it->second;
     }
@@ -75,6 +75,18 @@ class CatalogSink final : public scan::ScanSink {
     if (chunk.last) dirs_.erase(chunk.dir_token);
     if (pending_ >= options_.commit_entries) return Commit();
     return Status::Ok();
+  }
+
+  // A scan's root is a root of the catalog, or a directory below one (a subtree rescanned).
+  Result<EntryId> PutScanRoot(const std::string& path, const Attrs& attrs, const Observation& seen) {
+    const size_t slash = path.rfind('/');
+    if (slash != std::string::npos && path.size() > 1) {
+      FATHOM_ASSIGN_OR_RETURN(const EntryId parent,
+                              batch_->Lookup(slash == 0 ? std::string_view("/")
+                                                        : std::string_view(path).substr(0, slash)));
+      if (parent != 0) return batch_->Put(parent, std::string_view(path).substr(slash + 1), attrs, seen);
+    }
+    return batch_->PutRoot(path, attrs, seen);
   }
 
   Status Commit() {
