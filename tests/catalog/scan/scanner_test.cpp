@@ -155,7 +155,7 @@ class SlowSink : public scan::ScanSink {
 
 TEST(ScannerTest, SlowSinkHoldsTheWorkersBackToTheQueueBound) {
   TempDir t;
-  MakeEmptyFiles(t / "wide", 5000);
+  MakeEmptyFiles(t / "wide", 1000);
   ScanOptions options;
   options.threads = 2;
   options.chunk_entries = 10;
@@ -179,17 +179,17 @@ TEST(ScannerTest, SlowSinkHoldsTheWorkersBackToTheQueueBound) {
   // chunk per blocked worker (2), and one of slack for the two counters' read order.
   EXPECT_LE(worst_lead, 11u * 10u);
   EXPECT_GT(worst_lead, 0u);
-  EXPECT_EQ(scanner.Progress().entries, 5000u);
+  EXPECT_EQ(scanner.Progress().entries, 1000u);
 }
 
 TEST(ScannerTest, StopEndsTheScanPromptlyAndSaysItIsPartial) {
   TempDir t;
-  MakeEmptyFiles(t / "wide", 3000);
+  MakeEmptyFiles(t / "wide", 1000);
   ScanOptions options;
   options.threads = 2;
   options.chunk_entries = 1;
   Scanner scanner(options);
-  SlowSink sink;  // 2 ms a chunk: 6 s for the whole directory
+  SlowSink sink;  // 2 ms a chunk: 2 s for the whole directory
   std::chrono::steady_clock::time_point stopped_at;
   std::thread stopper([&] {
     std::this_thread::sleep_for(100ms);
@@ -201,7 +201,7 @@ TEST(ScannerTest, StopEndsTheScanPromptlyAndSaysItIsPartial) {
   stopper.join();
   EXPECT_EQ(st.code(), std::make_error_code(std::errc::operation_canceled)) << st.message();
   EXPECT_LT(returned_at - stopped_at, 200ms);
-  EXPECT_LT(sink.chunks.load(), 3000);
+  EXPECT_LT(sink.chunks.load(), 1000);
 }
 
 // Another process renames, creates and deletes files and directories under `dir` until killed.
