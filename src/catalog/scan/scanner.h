@@ -19,7 +19,8 @@
 // contents are not read); directories that cannot be read (EACCES, ...) are reported to the
 // sink as ScanProblems and counted, never fatal; names that vanish while the scan runs
 // (ENOENT between listing and lstat, a directory gone or replaced before it is opened) are
-// skipped and counted.
+// skipped and counted. A scan is not a snapshot: a name moved while the scan runs may be
+// reported at both places or at neither (Observation::time_ns says when each was read).
 //
 // Threading: Run() blocks and calls the sink from the calling thread only (see
 // scan_sink.h). Stop() and Progress() may be called from any thread at any time; Stop() makes

@@ -74,16 +74,52 @@ uint32_t Snapshot::Add(const Object& o, std::string_view nm) {
   return i;
 }
 
-void Snapshot::Seal() {
-  objects_.shrink_to_fit();
-  names_.shrink_to_fit();
+void Snapshot::SortIdentities() {
   by_identity_.resize(objects_.size());
   for (uint32_t i = 0; i < by_identity_.size(); ++i) by_identity_[i] = i;
   std::sort(by_identity_.begin(), by_identity_.end(), [&](uint32_t a, uint32_t b) {
     const Object& x = objects_[a];
     const Object& y = objects_[b];
-    return x.dev != y.dev ? x.dev < y.dev : x.ino < y.ino;
+    if (x.dev != y.dev) return x.dev < y.dev;
+    return x.ino != y.ino ? x.ino < y.ino : a < b;
   });
+}
+
+void Snapshot::Seal() {
+  SortIdentities();
+  // A name moved during the pass from a part already read to a part not yet read was seen
+  // twice: keep its first sighting, drop the later ones and everything below them (the next
+  // pass sees it once, where it is).
+  std::vector<bool> drop(objects_.size(), false);
+  bool any = false;
+  for (size_t k = 1, first = 0; k < by_identity_.size(); ++k) {
+    const Object& a = objects_[by_identity_[first]];
+    const Object& b = objects_[by_identity_[k]];
+    if (a.dev != b.dev || a.ino != b.ino || SeveralLinks(a) || SeveralLinks(b)) {
+      first = k;
+      continue;
+    }
+    drop[by_identity_[k]] = any = true;
+  }
+  if (any) {
+    std::vector<Object> kept;
+    std::string kept_names;
+    std::vector<uint32_t> index_of(objects_.size(), kNoParent);
+    for (uint32_t i = 0; i < objects_.size(); ++i) {
+      const uint32_t parent = objects_[i].parent;
+      if (drop[i] || (parent != kNoParent && index_of[parent] == kNoParent)) continue;
+      index_of[i] = static_cast<uint32_t>(kept.size());
+      kept.push_back(objects_[i]);
+      kept.back().parent = parent == kNoParent ? kNoParent : index_of[parent];
+      kept.back().name_off = kept_names.size();
+      kept_names.append(name(i));
+    }
+    objects_ = std::move(kept);
+    names_ = std::move(kept_names);
+    SortIdentities();
+  }
+  objects_.shrink_to_fit();
+  names_.shrink_to_fit();
 }
 
 void SnapshotBuilder::OnChunk(scan::ScanChunk&& chunk) {

@@ -57,8 +57,10 @@ class Snapshot {
  private:
   friend class SnapshotBuilder;
   uint32_t Add(const Object& o, std::string_view name);
-  // Sorts the identity index; called once, when the pass is over.
+  // Called once, when the pass is over: drops the second sightings of names that moved during
+  // the pass and sorts the identity index.
   void Seal();
+  void SortIdentities();
 
   std::vector<Object> objects_;
   std::string names_;
