@@ -122,9 +122,16 @@ TEST(PollSourceTest, ReplayedEventsRebuildTheTreeAfterAWorkloadOverSeveralPasses
     if (step % 20 == 0) std::this_thread::sleep_for(15ms);
   }
   const std::set<std::string> final_tree = RealTree(root);
-  std::this_thread::sleep_for(300ms);
+  // Two more passes than now: the first of them began after the workload ended, and its events
+  // were handed out before the second one ended.
+  const uint64_t passes = w.source().Stats().rescans;
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (w.source().Stats().rescans < passes + 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(10ms);
+  }
   w.StopBackground();
-  const std::vector<Event> events = w.Snapshot();
+  std::vector<Event> events = w.Snapshot();
+  ASSERT_TRUE(w.source().Drain(events).ok());  // what the background drain had not taken yet
   const std::set<std::string> replayed = Replay(initial, events);
   EXPECT_EQ(replayed, final_tree) << TreeDifferences(final_tree, replayed);
   EXPECT_GT(w.source().Stats().rescans, 3u);
