@@ -118,10 +118,11 @@ int PollPasses(const std::string& path, const fathom::scan::ScanOptions& options
   const double diff_s = Seconds(t0);
   struct rusage self {};
   getrusage(RUSAGE_SELF, &self);
-  std::printf("poll pass over %zu names: first %.3f s; next %.3f s scan + %.3f s compare; %zu "
-              "events; peak RSS %.1f MB (two snapshots)\n",
-              second.size(), first_s, scan_s, diff_s, events.size(),
-              static_cast<double>(self.ru_maxrss) / 1024.0);
+  std::printf(
+      "poll pass over %zu names: first %.3f s; next %.3f s scan + %.3f s compare; %zu "
+      "events; peak RSS %.1f MB (two snapshots)\n",
+      second.size(), first_s, scan_s, diff_s, events.size(),
+      static_cast<double>(self.ru_maxrss) / 1024.0);
   return 0;
 }
 
@@ -209,7 +210,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::printf("%-12s %10s %14s %12s %12s\n", "tool", "seconds", "entries/s", "vs fathom", "peak RSS MB");
+  std::printf("%-12s %10s %14s %12s %12s\n", "tool", "seconds", "entries/s", "vs fathom",
+              "peak RSS MB");
   for (const Figure& f : figures) {
     std::printf("%-12s %10.3f %14.0f %11.2fx %12.1f\n", f.tool.c_str(), f.seconds,
                 static_cast<double>(f.entries) / f.seconds, f.seconds / best.seconds,
@@ -222,8 +224,8 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < figures.size(); ++i) {
       const Figure& f = figures[i];
       std::printf("%s{\"tool\":\"%s\",\"seconds\":%.4f,\"entries_per_s\":%.0f,\"peak_rss_kb\":%ld}",
-                  i ? "," : "", f.tool.c_str(), f.seconds, static_cast<double>(f.entries) / f.seconds,
-                  f.peak_rss_kb);
+                  i ? "," : "", f.tool.c_str(), f.seconds,
+                  static_cast<double>(f.entries) / f.seconds, f.peak_rss_kb);
     }
     std::printf("]}\n");
   }

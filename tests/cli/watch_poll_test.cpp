@@ -28,7 +28,8 @@ TEST(WatchPoll, ChangesFoundByScansComeOutAsJsonLines) {
   Subprocess p({FathomBinary(), "watch", "--backend", "poll", "--interval", "200ms", "-r",
                 "--format", "json", dir.path()});
   ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
-  EXPECT_NE(p.stderr_text().find("poll: scanning " + dir.path() + " every 200 ms"), std::string::npos)
+  EXPECT_NE(p.stderr_text().find("poll: scanning " + dir.path() + " every 200 ms"),
+            std::string::npos)
       << p.stderr_text();
   testing::MakeDirs(dir / "new");
   testing::Rename(dir / "old", dir / "new/old");
@@ -37,9 +38,11 @@ TEST(WatchPoll, ChangesFoundByScansComeOutAsJsonLines) {
   const std::string tail = "\"root\":\"" + dir.path() + "\"";
   // The directory a rename leads into is created first.
   EXPECT_EQ(WithoutTime(lines[0]), "{\"id\":1,\"events\":[\"CREATE\",\"ISDIR\"],\"path\":\"" +
-                                       dir.path() + "/new\"," + tail + ",\"cookie\":0,\"source\":\"poll\"}");
-  EXPECT_EQ(WithoutTime(lines[1]), "{\"id\":2,\"events\":[\"MOVED_FROM\"],\"path\":\"" + dir.path() +
-                                       "/old\"," + tail + ",\"cookie\":1,\"source\":\"poll\"}");
+                                       dir.path() + "/new\"," + tail +
+                                       ",\"cookie\":0,\"source\":\"poll\"}");
+  EXPECT_EQ(WithoutTime(lines[1]), "{\"id\":2,\"events\":[\"MOVED_FROM\"],\"path\":\"" +
+                                       dir.path() + "/old\"," + tail +
+                                       ",\"cookie\":1,\"source\":\"poll\"}");
   EXPECT_EQ(WithoutTime(lines[2]), "{\"id\":3,\"events\":[\"MOVED_TO\"],\"path\":\"" + dir.path() +
                                        "/new/old\"," + tail + ",\"cookie\":1,\"source\":\"poll\"}");
 }
@@ -54,7 +57,8 @@ TEST(WatchPoll, AutoChoosesPollOnAFuseMountAndSaysWhy) {
                                "--backing", dir / "backing", dir / "mnt"});
   if (mounted.exit_code != 0) GTEST_SKIP() << "cannot mount the emulator here: " << mounted.err;
   {
-    Subprocess p({FathomBinary(), "watch", "-r", "--interval", "200ms", "--format", "json", dir / "mnt"});
+    Subprocess p(
+        {FathomBinary(), "watch", "-r", "--interval", "200ms", "--format", "json", dir / "mnt"});
     ASSERT_TRUE(p.WaitForStderr("watches established", 20s)) << p.stderr_text();
     EXPECT_NE(p.stderr_text().find("backend poll chosen"), std::string::npos) << p.stderr_text();
     EXPECT_NE(p.stderr_text().find("poll: scanning " + dir / "mnt" +
@@ -73,7 +77,8 @@ TEST(WatchPoll, AutoChoosesPollOnAFuseMountAndSaysWhy) {
 
 TEST(WatchPoll, IntervalWithANotifyingBackendIsAUsageError) {
   testing::TempDir dir;
-  auto r = testing::Run({FathomBinary(), "watch", "--backend", "inotify", "--interval", "5s", dir.path()});
+  auto r = testing::Run(
+      {FathomBinary(), "watch", "--backend", "inotify", "--interval", "5s", dir.path()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--interval sets how often the poll backend scans: it does not apply to "
                        "--backend inotify"),
@@ -83,10 +88,12 @@ TEST(WatchPoll, IntervalWithANotifyingBackendIsAUsageError) {
 
 TEST(WatchPoll, BadIntervalIsAUsageErrorWithAnExample) {
   testing::TempDir dir;
-  auto r = testing::Run({FathomBinary(), "watch", "--backend", "poll", "--interval", "soon", dir.path()});
+  auto r = testing::Run(
+      {FathomBinary(), "watch", "--backend", "poll", "--interval", "soon", dir.path()});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("bad poll interval 'soon' (a positive duration such as 30s, 500ms, 2m or 1h)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("bad poll interval 'soon' (a positive duration such as 30s, 500ms, 2m or 1h)"),
+      std::string::npos)
       << r.err;
 }
 

@@ -45,12 +45,12 @@ class ChunkQueue;
 class WorkStack;
 
 struct ScanOptions {
-  unsigned threads = 0;              // worker threads; 0: one per CPU
-  bool cross_devices = false;        // read below mount points too
-  size_t chunk_entries = 1024;       // names per chunk
-  size_t queued_chunks = 0;          // chunks waiting for the sink; 0: 4 per worker
-  size_t pending_directories = 4096; // directories queued for any worker
-  size_t max_depth_per_worker = 16;  // levels a worker descends by itself
+  unsigned threads = 0;               // worker threads; 0: one per CPU
+  bool cross_devices = false;         // read below mount points too
+  size_t chunk_entries = 1024;        // names per chunk
+  size_t queued_chunks = 0;           // chunks waiting for the sink; 0: 4 per worker
+  size_t pending_directories = 4096;  // directories queued for any worker
+  size_t max_depth_per_worker = 16;   // levels a worker descends by itself
 };
 
 // A snapshot of the counters, for a progress line.

@@ -24,7 +24,7 @@ struct Object {
   uint64_t ino = 0;
   uint32_t parent = kNoParent;  // index of the directory holding it; kNoParent for a root
   uint32_t name_len = 0;
-  uint64_t name_off = 0;        // in Snapshot::names_; for a root: its absolute path
+  uint64_t name_off = 0;  // in Snapshot::names_; for a root: its absolute path
   uint32_t mode = 0;
   uint32_t uid = 0;
   uint32_t gid = 0;

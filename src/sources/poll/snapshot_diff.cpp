@@ -59,8 +59,8 @@ uint32_t DirFlag(const Object& o) { return S_ISDIR(o.mode) ? kind::kIsDir : 0; }
 
 }  // namespace
 
-void DiffSnapshots(const Snapshot& before, const Snapshot& after, int64_t ts_ns,
-                   uint32_t& cookie, std::vector<Event>& out) {
+void DiffSnapshots(const Snapshot& before, const Snapshot& after, int64_t ts_ns, uint32_t& cookie,
+                   std::vector<Event>& out) {
   const uint32_t n_old = static_cast<uint32_t>(before.size());
   const uint32_t n_new = static_cast<uint32_t>(after.size());
   // Match every new object with an old one (parents first: they precede their children).
@@ -139,7 +139,8 @@ void DiffSnapshots(const Snapshot& before, const Snapshot& after, int64_t ts_ns,
   }
   std::vector<size_t> depth(n_old, 0);
   for (uint32_t j : gone) depth[j] = view.Depth(j);
-  std::stable_sort(gone.begin(), gone.end(), [&](uint32_t a, uint32_t b) { return depth[a] > depth[b]; });
+  std::stable_sort(gone.begin(), gone.end(),
+                   [&](uint32_t a, uint32_t b) { return depth[a] > depth[b]; });
   for (uint32_t j : gone) {
     const uint32_t parent = before.at(j).parent;
     if (parent != kNoParent && moved_onto.contains({new_of[parent], before.name(j)})) continue;
