@@ -35,7 +35,9 @@ static uint64_t Next(void) {
 static double Uniform(void) { return ((double)(Next() >> 11) + 0.5) / 9007199254740992.0; }
 
 // Gamma(shape 2, scale 32 KiB): the sum of two exponentials.
-static long long GammaSize(void) { return (long long)(-32768.0 * (log(Uniform()) + log(Uniform()))); }
+static long long GammaSize(void) {
+  return (long long)(-32768.0 * (log(Uniform()) + log(Uniform())));
+}
 
 static void Usage(FILE* out) {
   fprintf(out,
@@ -56,20 +58,30 @@ int main(int argc, char** argv) {
   long long entries = -1;
   int wide = 0;
   rng_state = 1;
-  static const struct option kOptions[] = {{"dir", required_argument, 0, 'd'},
-                                           {"entries", required_argument, 0, 'n'},
-                                           {"seed", required_argument, 0, 's'},
-                                           {"wide", no_argument, 0, 'w'},
-                                           {"help", no_argument, 0, 'h'},
-                                           {0, 0, 0, 0}};
+  static const struct option kOptions[] = {
+      {"dir", required_argument, 0, 'd'},  {"entries", required_argument, 0, 'n'},
+      {"seed", required_argument, 0, 's'}, {"wide", no_argument, 0, 'w'},
+      {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
   for (int c; (c = getopt_long(argc, argv, "", kOptions, NULL)) != -1;) {
     switch (c) {
-      case 'd': dir = optarg; break;
-      case 'n': entries = atoll(optarg); break;
-      case 's': rng_state = strtoull(optarg, NULL, 10); break;
-      case 'w': wide = 1; break;
-      case 'h': Usage(stdout); return 0;
-      default: Usage(stderr); return 2;
+      case 'd':
+        dir = optarg;
+        break;
+      case 'n':
+        entries = atoll(optarg);
+        break;
+      case 's':
+        rng_state = strtoull(optarg, NULL, 10);
+        break;
+      case 'w':
+        wide = 1;
+        break;
+      case 'h':
+        Usage(stdout);
+        return 0;
+      default:
+        Usage(stderr);
+        return 2;
     }
   }
   if (dir == NULL || entries < 0) {
@@ -110,7 +122,8 @@ int main(int argc, char** argv) {
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
   printf("{\"entries\":%lld,\"dirs\":%lld,\"files\":%lld,\"bytes\":%lld,\"elapsed_s\":%.3f}\n",
-         made, dirs, files, bytes, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+         made, dirs, files, bytes,
+         (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
   for (size_t i = 0; i < tail; ++i) free(queue[i]);
   free(queue);
   return 0;

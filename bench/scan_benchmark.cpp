@@ -7,7 +7,11 @@
 // one line per tool (seconds, entries/s, ratio to the scanner, peak RSS) and, with --json, the
 // same as one JSON object.
 //
-// Usage: scan_benchmark PATH [--threads N] [--repeat R] [--chunk N] [--json]
+// With --poll, measures instead what the poll backend costs per interval on PATH: a pass that
+// builds the compact snapshot, then a second pass compared with the first (the events a
+// quiet tree gives: none), each timed, and the peak RSS with two snapshots held.
+//
+// Usage: scan_benchmark PATH [--threads N] [--repeat R] [--chunk N] [--json] [--poll]
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -25,6 +29,9 @@
 #include <vector>
 
 #include "catalog/scan/scanner.h"
+#include "fathom/event.h"
+#include "sources/poll/snapshot.h"
+#include "sources/poll/snapshot_diff.h"
 
 extern char** environ;
 
@@ -76,6 +83,49 @@ std::optional<Figure> RunTool(const std::string& tool, const std::vector<std::st
   return f;
 }
 
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+// Two poll passes over `path` and the comparison of their snapshots.
+int PollPasses(const std::string& path, const fathom::scan::ScanOptions& options) {
+  using fathom::poll_internal::Snapshot;
+  using fathom::poll_internal::SnapshotBuilder;
+  fathom::scan::Scanner scanner(options);
+  auto pass = [&](Snapshot& out) {
+    SnapshotBuilder builder;
+    fathom::Status st = scanner.Run({path}, builder);
+    out = builder.Take();
+    return st;
+  };
+  Snapshot first, second;
+  auto t0 = Clock::now();
+  if (fathom::Status st = pass(first); !st.ok()) {
+    std::fprintf(stderr, "scan_benchmark: %s\n", st.message().c_str());
+    return 1;
+  }
+  const double first_s = Seconds(t0);
+  t0 = Clock::now();
+  if (fathom::Status st = pass(second); !st.ok()) {
+    std::fprintf(stderr, "scan_benchmark: %s\n", st.message().c_str());
+    return 1;
+  }
+  const double scan_s = Seconds(t0);
+  t0 = Clock::now();
+  std::vector<fathom::Event> events;
+  uint32_t cookie = 0;
+  fathom::poll_internal::DiffSnapshots(first, second, fathom::NowNs(), cookie, events);
+  const double diff_s = Seconds(t0);
+  struct rusage self {};
+  getrusage(RUSAGE_SELF, &self);
+  std::printf(
+      "poll pass over %zu names: first %.3f s; next %.3f s scan + %.3f s compare; %zu "
+      "events; peak RSS %.1f MB (two snapshots)\n",
+      second.size(), first_s, scan_s, diff_s, events.size(),
+      static_cast<double>(self.ru_maxrss) / 1024.0);
+  return 0;
+}
+
 bool Installed(const std::string& program) {
   std::string cmd = "command -v " + program + " >/dev/null 2>&1";
   return std::system(cmd.c_str()) == 0;
@@ -88,6 +138,7 @@ int main(int argc, char** argv) {
   fathom::scan::ScanOptions options;
   int repeat = 3;
   bool json = false;
+  bool poll = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--threads" && i + 1 < argc) {
@@ -98,11 +149,14 @@ int main(int argc, char** argv) {
       options.chunk_entries = static_cast<size_t>(std::atoi(argv[++i]));
     } else if (a == "--json") {
       json = true;
+    } else if (a == "--poll") {
+      poll = true;
     } else if (!a.empty() && a[0] != '-' && path.empty()) {
       path = a;
     } else {
       std::fprintf(stderr,
-                   "usage: scan_benchmark PATH [--threads N] [--repeat R] [--chunk N] [--json]\n");
+                   "usage: scan_benchmark PATH [--threads N] [--repeat R] [--chunk N] [--json] "
+                   "[--poll]\n");
       return 2;
     }
   }
@@ -112,6 +166,7 @@ int main(int argc, char** argv) {
   }
   const std::string format = "%i %s %u %g %T@ %p\n";
   RunTool("warm-up", {"find", path, "-printf", format});
+  if (poll) return PollPasses(path, options);
 
   std::vector<Figure> figures;
   Figure best{"fathom scan"};
@@ -155,7 +210,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::printf("%-12s %10s %14s %12s %12s\n", "tool", "seconds", "entries/s", "vs fathom", "peak RSS MB");
+  std::printf("%-12s %10s %14s %12s %12s\n", "tool", "seconds", "entries/s", "vs fathom",
+              "peak RSS MB");
   for (const Figure& f : figures) {
     std::printf("%-12s %10.3f %14.0f %11.2fx %12.1f\n", f.tool.c_str(), f.seconds,
                 static_cast<double>(f.entries) / f.seconds, f.seconds / best.seconds,
@@ -168,8 +224,8 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < figures.size(); ++i) {
       const Figure& f = figures[i];
       std::printf("%s{\"tool\":\"%s\",\"seconds\":%.4f,\"entries_per_s\":%.0f,\"peak_rss_kb\":%ld}",
-                  i ? "," : "", f.tool.c_str(), f.seconds, static_cast<double>(f.entries) / f.seconds,
-                  f.peak_rss_kb);
+                  i ? "," : "", f.tool.c_str(), f.seconds,
+                  static_cast<double>(f.entries) / f.seconds, f.peak_rss_kb);
     }
     std::printf("]}\n");
   }

@@ -287,8 +287,9 @@ TEST(WatchCommand, MisspeltFanotifySettingIsAUsageErrorNotAFallbackToInotify) {
   testing::TempDir dir;
   auto r = testing::Run({FathomBinary(), "watch", dir.path(), "--set", "fanotify.cach-size=10", "-t", "5"}, 20s);
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("unknown setting 'fanotify.cach-size' (valid: fanotify.cache-size, "
-                       "fanotify.use-rename, fanotify.unlimited-queue, lustre.device"),
+  EXPECT_NE(r.err.find("unknown setting 'fanotify.cach-size' (valid: poll.interval, poll.threads, "
+                       "fanotify.cache-size, fanotify.use-rename, fanotify.unlimited-queue, "
+                       "lustre.device"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("chosen"), std::string::npos) << r.err;

@@ -37,8 +37,8 @@ class ChunkQueue {
   std::condition_variable not_empty_;
   std::deque<ScanItem> items_;  // guarded by mu_
   size_t capacity_;
-  bool closed_ = false;         // guarded by mu_
-  bool stopped_ = false;        // guarded by mu_
+  bool closed_ = false;   // guarded by mu_
+  bool stopped_ = false;  // guarded by mu_
 };
 
 }  // namespace fathom::scan

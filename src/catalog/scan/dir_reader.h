@@ -24,8 +24,8 @@ class DirReader {
  private:
   int fd_;
   std::vector<char> buf_;
-  size_t pos_ = 0;   // next unread byte of buf_
-  size_t end_ = 0;   // bytes of buf_ filled by the last read
+  size_t pos_ = 0;  // next unread byte of buf_
+  size_t end_ = 0;  // bytes of buf_ filled by the last read
   bool eof_ = false;
 };
 

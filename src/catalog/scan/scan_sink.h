@@ -22,8 +22,8 @@ namespace fathom::scan {
 
 // One name found in a directory, with the attributes lstat(2) reports for it.
 struct ScanEntry {
-  std::string name;          // a single component, any bytes but '/' and NUL
-  catalog::Attrs attrs;      // symlink targets included (never followed)
+  std::string name;      // a single component, any bytes but '/' and NUL
+  catalog::Attrs attrs;  // symlink targets included (never followed)
   // Non-zero when the entry is a directory the scan will read: the token its own chunks
   // carry as ScanChunk::dir_token. Zero for other entries and for directories the scan does
   // not enter (mount points without cross_devices).
@@ -32,21 +32,21 @@ struct ScanEntry {
 
 // A part of one directory's listing.
 struct ScanChunk {
-  std::string path;          // the directory's absolute path
-  catalog::Attrs attrs;      // the directory's own attributes (fstat of the opened directory)
-  uint64_t dir_token = 0;    // this directory (non-zero, unique within a scan)
-  uint64_t parent_token = 0; // the directory holding it; 0 for a scan root
-  bool first = false;        // the first chunk of this directory
-  bool last = false;         // no more chunks of this directory follow
+  std::string path;           // the directory's absolute path
+  catalog::Attrs attrs;       // the directory's own attributes (fstat of the opened directory)
+  uint64_t dir_token = 0;     // this directory (non-zero, unique within a scan)
+  uint64_t parent_token = 0;  // the directory holding it; 0 for a scan root
+  bool first = false;         // the first chunk of this directory
+  bool last = false;          // no more chunks of this directory follow
   catalog::Observation observation;  // time_ns: taken before these entries were read
   std::vector<ScanEntry> entries;
 };
 
 // A directory or entry the scan could not read. Never fatal: the scan goes on.
 struct ScanProblem {
-  std::string path;          // what could not be read
-  int error = 0;             // errno
-  std::string message;       // "cannot read directory /a/b: Permission denied ..."
+  std::string path;     // what could not be read
+  int error = 0;        // errno
+  std::string message;  // "cannot read directory /a/b: Permission denied ..."
 };
 
 class ScanSink {

@@ -118,7 +118,8 @@ class Scanner::Worker {
           if (err == ENOENT) {
             s_.vanished_.fetch_add(1, std::memory_order_relaxed);
           } else {
-            Problem(Join(work.path, name), err, "cannot read the attributes of " + Join(work.path, name));
+            Problem(Join(work.path, name), err,
+                    "cannot read the attributes of " + Join(work.path, name));
           }
           continue;
         }
@@ -175,8 +176,8 @@ Scanner::Scanner(ScanOptions options) : options_(options) {
 }
 
 Status Scanner::Run(const std::vector<std::string>& roots, ScanSink& sink) {
-  for (auto* counter : {&entries_, &directories_done_, &directories_pending_, &errors_,
-                        &vanished_, &bytes_}) {
+  for (auto* counter :
+       {&entries_, &directories_done_, &directories_pending_, &errors_, &vanished_, &bytes_}) {
     counter->store(0);
   }
   started_ns_ = NowNs();
@@ -191,8 +192,8 @@ Status Scanner::Run(const std::vector<std::string>& roots, ScanSink& sink) {
     struct stat st;
     UniqueFd fd(open(root.c_str(), kDirFlags));
     if (!fd.valid() || fstat(fd.get(), &st) != 0) {
-      return Status::FromErrno(errno, "cannot scan " + root +
-                                          " (it must be a readable directory, not a symbolic link)");
+      return Status::FromErrno(
+          errno, "cannot scan " + root + " (it must be a readable directory, not a symbolic link)");
     }
     stack.Push(DirWork{root, next_token_.fetch_add(1), 0, st.st_dev, 0, 0});
     directories_pending_.fetch_add(1);

@@ -19,7 +19,8 @@
 // contents are not read); directories that cannot be read (EACCES, ...) are reported to the
 // sink as ScanProblems and counted, never fatal; names that vanish while the scan runs
 // (ENOENT between listing and lstat, a directory gone or replaced before it is opened) are
-// skipped and counted.
+// skipped and counted. A scan is not a snapshot: a name moved while the scan runs may be
+// reported at both places or at neither (Observation::time_ns says when each was read).
 //
 // Threading: Run() blocks and calls the sink from the calling thread only (see
 // scan_sink.h). Stop() and Progress() may be called from any thread at any time; Stop() makes
@@ -44,12 +45,12 @@ class ChunkQueue;
 class WorkStack;
 
 struct ScanOptions {
-  unsigned threads = 0;              // worker threads; 0: one per CPU
-  bool cross_devices = false;        // read below mount points too
-  size_t chunk_entries = 1024;       // names per chunk
-  size_t queued_chunks = 0;          // chunks waiting for the sink; 0: 4 per worker
-  size_t pending_directories = 4096; // directories queued for any worker
-  size_t max_depth_per_worker = 16;  // levels a worker descends by itself
+  unsigned threads = 0;               // worker threads; 0: one per CPU
+  bool cross_devices = false;         // read below mount points too
+  size_t chunk_entries = 1024;        // names per chunk
+  size_t queued_chunks = 0;           // chunks waiting for the sink; 0: 4 per worker
+  size_t pending_directories = 4096;  // directories queued for any worker
+  size_t max_depth_per_worker = 16;   // levels a worker descends by itself
 };
 
 // A snapshot of the counters, for a progress line.

@@ -18,12 +18,12 @@ namespace fathom::scan {
 
 // A directory to read: where it is and what the scan already knows about it.
 struct DirWork {
-  std::string path;          // absolute
-  uint64_t token = 0;        // its ScanChunk::dir_token
+  std::string path;    // absolute
+  uint64_t token = 0;  // its ScanChunk::dir_token
   uint64_t parent_token = 0;
-  uint64_t root_dev = 0;     // the device of the scan root it lies under (-xdev)
-  uint64_t dev = 0;          // identity seen when it was listed (0, 0 for a root): a
-  uint64_t ino = 0;          // directory replaced since then is not read in its place
+  uint64_t root_dev = 0;  // the device of the scan root it lies under (-xdev)
+  uint64_t dev = 0;       // identity seen when it was listed (0, 0 for a root): a
+  uint64_t ino = 0;       // directory replaced since then is not read in its place
 };
 
 class WorkStack {
@@ -45,8 +45,8 @@ class WorkStack {
   std::condition_variable cv_;
   std::vector<DirWork> items_;  // guarded by mu_
   size_t capacity_;
-  size_t busy_;                 // guarded by mu_: workers reading a directory
-  bool stopped_ = false;        // guarded by mu_
+  size_t busy_;           // guarded by mu_: workers reading a directory
+  bool stopped_ = false;  // guarded by mu_
 };
 
 }  // namespace fathom::scan

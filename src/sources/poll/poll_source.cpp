@@ -34,8 +34,9 @@ Status AutoDetect(const SourceOptions& options) {
   FATHOM_RETURN_IF_ERROR(Detect(options));
   for (const auto& root : options.roots) {
     if (!FileSystemWithoutNotification(root)) {
-      return Status::Error(root + " is on a file system whose changes the kernel notifies "
-                                  "(give --backend poll to scan it anyway)");
+      return Status::Error(root +
+                           " is on a file system whose changes the kernel notifies "
+                           "(give --backend poll to scan it anyway)");
     }
   }
   return Status::Ok();
@@ -179,7 +180,8 @@ SourceInfo PollSourceInfo() {
           .detect = poll_internal::Detect,
           .create = poll_internal::PollSource::Create,
           .settings = poll_internal::SettingKeys(),
-          .check_settings = [](const SourceOptions& o) { return poll_internal::ParseSettings(o).status(); },
+          .check_settings =
+              [](const SourceOptions& o) { return poll_internal::ParseSettings(o).status(); },
           .auto_detect = poll_internal::AutoDetect};
 }
 

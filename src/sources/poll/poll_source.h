@@ -8,7 +8,8 @@
 // an OVERFLOW: changes made and undone within one pass are not seen). Settings:
 // poll_settings.h. The whole subtree of each root is scanned; without
 // SourceOptions::recursive only the roots' own entries are reported. Symbolic links are not
-// followed and other file systems below a root are not entered.
+// followed and other file systems below a root are not entered. Stats().rescans counts the
+// passes.
 //
 // Threading: as fathom/source.h: Wait()/Drain() from one thread, Stop() and Stats() from any.
 #pragma once

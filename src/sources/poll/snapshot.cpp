@@ -3,20 +3,11 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <functional>
 
 #include <spdlog/spdlog.h>
 
 namespace fathom::poll_internal {
 namespace {
-
-uint64_t IdentityKey(uint64_t dev, uint64_t ino) {
-  return ino * 0x9e3779b97f4a7c15ull ^ (dev + 0x632be59bd9b4e019ull);
-}
-
-uint64_t NameKey(uint32_t parent, std::string_view name) {
-  return std::hash<std::string_view>{}(name) * 31 + parent;
-}
 
 bool SeveralLinks(const Object& o) { return !S_ISDIR(o.mode) && o.nlink > 1; }
 
@@ -60,22 +51,16 @@ uint32_t Snapshot::Depth(uint32_t i) const {
 }
 
 uint32_t Snapshot::Match(const Object& o, std::string_view nm, uint32_t parent_here) const {
-  auto it = by_identity_.find(IdentityKey(o.dev, o.ino));
-  if (it == by_identity_.end()) return kNoParent;
-  for (uint32_t j = it->second; j != kNoParent; j = same_identity_[j]) {
-    const Object& c = objects_[j];
-    if (c.dev != o.dev || c.ino != o.ino) continue;
-    if (!SeveralLinks(o) && !SeveralLinks(c)) return j;
-    if (c.parent == parent_here && name(j) == nm) return j;
-  }
-  return kNoParent;
-}
-
-uint32_t Snapshot::Child(uint32_t parent, std::string_view nm) const {
-  auto it = by_name_.find(NameKey(parent, nm));
-  if (it == by_name_.end()) return kNoParent;
-  for (uint32_t j = it->second; j != kNoParent; j = same_slot_[j]) {
-    if (objects_[j].parent == parent && name(j) == nm) return j;
+  auto less = [&](uint32_t i, const Object& key) {
+    const Object& c = objects_[i];
+    return c.dev != key.dev ? c.dev < key.dev : c.ino < key.ino;
+  };
+  for (auto it = std::lower_bound(by_identity_.begin(), by_identity_.end(), o, less);
+       it != by_identity_.end(); ++it) {
+    const Object& c = objects_[*it];
+    if (c.dev != o.dev || c.ino != o.ino) break;
+    if (!SeveralLinks(o) && !SeveralLinks(c)) return *it;
+    if (c.parent == parent_here && name(*it) == nm) return *it;
   }
   return kNoParent;
 }
@@ -86,11 +71,55 @@ uint32_t Snapshot::Add(const Object& o, std::string_view nm) {
   objects_.back().name_off = names_.size();
   objects_.back().name_len = static_cast<uint32_t>(nm.size());
   names_.append(nm);
-  auto [id_it, id_new] = by_identity_.try_emplace(IdentityKey(o.dev, o.ino), i);
-  same_identity_.push_back(id_new ? kNoParent : std::exchange(id_it->second, i));
-  auto [name_it, name_new] = by_name_.try_emplace(NameKey(o.parent, nm), i);
-  same_slot_.push_back(name_new ? kNoParent : std::exchange(name_it->second, i));
   return i;
+}
+
+void Snapshot::SortIdentities() {
+  by_identity_.resize(objects_.size());
+  for (uint32_t i = 0; i < by_identity_.size(); ++i) by_identity_[i] = i;
+  std::sort(by_identity_.begin(), by_identity_.end(), [&](uint32_t a, uint32_t b) {
+    const Object& x = objects_[a];
+    const Object& y = objects_[b];
+    if (x.dev != y.dev) return x.dev < y.dev;
+    return x.ino != y.ino ? x.ino < y.ino : a < b;
+  });
+}
+
+void Snapshot::Seal() {
+  SortIdentities();
+  // A name moved during the pass from a part already read to a part not yet read was seen
+  // twice: keep its first sighting, drop the later ones and everything below them (the next
+  // pass sees it once, where it is).
+  std::vector<bool> drop(objects_.size(), false);
+  bool any = false;
+  for (size_t k = 1, first = 0; k < by_identity_.size(); ++k) {
+    const Object& a = objects_[by_identity_[first]];
+    const Object& b = objects_[by_identity_[k]];
+    if (a.dev != b.dev || a.ino != b.ino || SeveralLinks(a) || SeveralLinks(b)) {
+      first = k;
+      continue;
+    }
+    drop[by_identity_[k]] = any = true;
+  }
+  if (any) {
+    std::vector<Object> kept;
+    std::string kept_names;
+    std::vector<uint32_t> index_of(objects_.size(), kNoParent);
+    for (uint32_t i = 0; i < objects_.size(); ++i) {
+      const uint32_t parent = objects_[i].parent;
+      if (drop[i] || (parent != kNoParent && index_of[parent] == kNoParent)) continue;
+      index_of[i] = static_cast<uint32_t>(kept.size());
+      kept.push_back(objects_[i]);
+      kept.back().parent = parent == kNoParent ? kNoParent : index_of[parent];
+      kept.back().name_off = kept_names.size();
+      kept_names.append(name(i));
+    }
+    objects_ = std::move(kept);
+    names_ = std::move(kept_names);
+    SortIdentities();
+  }
+  objects_.shrink_to_fit();
+  names_.shrink_to_fit();
 }
 
 void SnapshotBuilder::OnChunk(scan::ScanChunk&& chunk) {
@@ -119,6 +148,7 @@ Snapshot SnapshotBuilder::Take() {
   dirs_.clear();
   Snapshot out = std::move(snap_);
   snap_ = Snapshot();
+  out.Seal();
   return out;
 }
 

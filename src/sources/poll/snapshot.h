@@ -1,7 +1,7 @@
 // snapshot.h — what one scan pass saw, kept compactly for the next pass to be compared with:
 // per object its identity (st_dev, st_ino), its parent, its name and the attributes whose
-// changes are reported (mode, uid, gid, nlink, size, mtime, ctime). About 80 bytes per name
-// plus the name's bytes.
+// changes are reported (mode, uid, gid, nlink, size, mtime, ctime): 84 bytes per name plus
+// the name's bytes, in three flat arrays (no per-object allocation).
 //
 // Built from the scanner's chunks by SnapshotBuilder (a ScanSink: one thread). A finished
 // Snapshot is read-only and may be read from any thread.
@@ -24,7 +24,7 @@ struct Object {
   uint64_t ino = 0;
   uint32_t parent = kNoParent;  // index of the directory holding it; kNoParent for a root
   uint32_t name_len = 0;
-  uint64_t name_off = 0;        // in Snapshot::names_; for a root: its absolute path
+  uint64_t name_off = 0;  // in Snapshot::names_; for a root: its absolute path
   uint32_t mode = 0;
   uint32_t uid = 0;
   uint32_t gid = 0;
@@ -53,22 +53,18 @@ class Snapshot {
   // (which one identity cannot tell apart), the one with the same identity, parent and name.
   // kNoParent when there is none.
   uint32_t Match(const Object& o, std::string_view name, uint32_t parent_here) const;
-  // The object named `name` in directory `parent`, or kNoParent.
-  uint32_t Child(uint32_t parent, std::string_view name) const;
 
  private:
   friend class SnapshotBuilder;
   uint32_t Add(const Object& o, std::string_view name);
+  // Called once, when the pass is over: drops the second sightings of names that moved during
+  // the pass and sorts the identity index.
+  void Seal();
+  void SortIdentities();
 
   std::vector<Object> objects_;
   std::string names_;
-  // (dev, ino) -> the first object with that identity; further names of a hard-linked file
-  // chain through same_identity_.
-  std::unordered_map<uint64_t, uint32_t> by_identity_;
-  std::vector<uint32_t> same_identity_;
-  // (parent, name hash) -> an object; collisions chain through same_slot_.
-  std::unordered_map<uint64_t, uint32_t> by_name_;
-  std::vector<uint32_t> same_slot_;
+  std::vector<uint32_t> by_identity_;  // object indexes ordered by (dev, ino)
 };
 
 class SnapshotBuilder : public scan::ScanSink {

@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
+#include <unordered_map>
 
 namespace fathom::poll_internal {
 namespace {
@@ -57,8 +59,8 @@ uint32_t DirFlag(const Object& o) { return S_ISDIR(o.mode) ? kind::kIsDir : 0; }
 
 }  // namespace
 
-void DiffSnapshots(const Snapshot& before, const Snapshot& after, int64_t ts_ns,
-                   uint32_t& cookie, std::vector<Event>& out) {
+void DiffSnapshots(const Snapshot& before, const Snapshot& after, int64_t ts_ns, uint32_t& cookie,
+                   std::vector<Event>& out) {
   const uint32_t n_old = static_cast<uint32_t>(before.size());
   const uint32_t n_new = static_cast<uint32_t>(after.size());
   // Match every new object with an old one (parents first: they precede their children).
@@ -116,8 +118,10 @@ void DiffSnapshots(const Snapshot& before, const Snapshot& after, int64_t ts_ns,
   std::stable_sort(moved.begin(), moved.end(),
                    [&](uint32_t a, uint32_t b) { return after.Depth(a) < after.Depth(b); });
   std::vector<bool> is_moved(n_new, false);
+  std::set<std::pair<uint32_t, std::string_view>> moved_onto;  // (new parent, name) of renames
   for (uint32_t i : moved) {
     is_moved[i] = true;
+    moved_onto.emplace(after.at(i).parent, after.name(i));
     create_ancestors(i);
     const uint32_t j = old_of[i];
     const std::string from = view.Path(j);
@@ -135,13 +139,11 @@ void DiffSnapshots(const Snapshot& before, const Snapshot& after, int64_t ts_ns,
   }
   std::vector<size_t> depth(n_old, 0);
   for (uint32_t j : gone) depth[j] = view.Depth(j);
-  std::stable_sort(gone.begin(), gone.end(), [&](uint32_t a, uint32_t b) { return depth[a] > depth[b]; });
+  std::stable_sort(gone.begin(), gone.end(),
+                   [&](uint32_t a, uint32_t b) { return depth[a] > depth[b]; });
   for (uint32_t j : gone) {
     const uint32_t parent = before.at(j).parent;
-    if (parent != kNoParent && new_of[parent] != kNoParent) {
-      const uint32_t occupant = after.Child(new_of[parent], before.name(j));
-      if (occupant != kNoParent && is_moved[occupant]) continue;
-    }
+    if (parent != kNoParent && moved_onto.contains({new_of[parent], before.name(j)})) continue;
     emit(kind::kDelete | DirFlag(before.at(j)), 0, std::string(before.RootOf(j)), view.Path(j));
   }
 

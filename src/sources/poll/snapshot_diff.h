@@ -26,7 +26,7 @@ namespace fathom::poll_internal {
 
 // Appends to `out` the events from `before` to `after`, stamped `ts_ns`; `cookie` is the
 // last cookie used and is advanced for each rename.
-void DiffSnapshots(const Snapshot& before, const Snapshot& after, int64_t ts_ns,
-                   uint32_t& cookie, std::vector<Event>& out);
+void DiffSnapshots(const Snapshot& before, const Snapshot& after, int64_t ts_ns, uint32_t& cookie,
+                   std::vector<Event>& out);
 
 }  // namespace fathom::poll_internal

@@ -35,8 +35,8 @@ std::string ReadAll(const std::string& path) {
 
 void MakeAwkwardTree(const std::string& root) {
   const std::vector<std::string> names = {
-      "plain", "with space", "new\nline", "tab\there", "-dash", "\xff\xfe not utf-8",
-      "caf\xc3\xa9", std::string(255, 'n'), ".hidden", "trailing."};
+      "plain",       "with space",          "new\nline", "tab\there", "-dash", "\xff\xfe not utf-8",
+      "caf\xc3\xa9", std::string(255, 'n'), ".hidden",   "trailing."};
   MakeDirs(root + "/d");
   for (const auto& n : names) WriteFile(root + "/d/" + n, n);
   MakeDirs(root + "/d/sub dir/empty");
@@ -64,8 +64,10 @@ int RunRecords(const std::vector<std::string>& argv, const std::string& scratch_
   const std::string err_path = scratch_dir + "/stderr";
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -77,7 +79,8 @@ int RunRecords(const std::vector<std::string>& argv, const std::string& scratch_
   waitpid(pid, &status, 0);
   const std::string text = ReadAll(out_path);
   out.clear();
-  for (size_t start = 0, end; (end = text.find('\0', start)) != std::string::npos; start = end + 1) {
+  for (size_t start = 0, end; (end = text.find('\0', start)) != std::string::npos;
+       start = end + 1) {
     out.push_back(text.substr(start, end - start));
   }
   std::sort(out.begin(), out.end());

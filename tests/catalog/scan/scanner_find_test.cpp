@@ -34,7 +34,9 @@ TEST(ScannerFindTest, AwkwardTreeGivesFindsRecordsWithAnyThreadsAndChunkSize) {
   ASSERT_EQ(want.size(), 366u);
   for (const auto& [threads, chunk] : {std::pair{"1", "1024"}, {"4", "7"}, {"2", "1"}}) {
     ASSERT_EQ(RunRecords({ScanPrintBinary(), "--threads", threads, "--chunk", chunk, root},
-                         t.path(), got, err), 0) << err;
+                         t.path(), got, err),
+              0)
+        << err;
     EXPECT_EQ(got, want) << "threads " << threads << ", chunk " << chunk;
     EXPECT_EQ(err, "");
   }
@@ -58,7 +60,8 @@ TEST(ScannerFindTest, UnreadableDirectoryIsReportedWithItsPathAndTheRestScanned)
 
   std::vector<std::string> want, got;
   std::string find_err, scan_err;
-  EXPECT_EQ(RunRecords(AsNobody({"find", root, "-printf", kFindFormat}), scratch, want, find_err), 1);
+  EXPECT_EQ(RunRecords(AsNobody({"find", root, "-printf", kFindFormat}), scratch, want, find_err),
+            1);
   EXPECT_NE(find_err.find("secret"), std::string::npos) << find_err;
   ASSERT_EQ(RunRecords(AsNobody({ScanPrintBinary(), root}), scratch, got, scan_err), 0) << scan_err;
   EXPECT_EQ(got, want);
