@@ -36,6 +36,13 @@ struct Entry {
   int depth = 0;
 };
 
+// Where a symbolic link leads: the final object's attributes, or nothing (dangling, or a
+// loop: more than 40 links in a row, as the kernel counts).
+struct Followed {
+  std::optional<Attrs> attrs;
+  bool loop = false;
+};
+
 // What evaluation needs from its surroundings.
 struct EvalContext {
   NameCache* names = nullptr;
@@ -43,9 +50,8 @@ struct EvalContext {
   std::ostream* err = nullptr;
   // Whether a directory has no names in it.
   std::function<Result<bool>(const Node&)> dir_is_empty;
-  // The attributes of what a path leads to, symbolic links followed (nullopt: nothing, a
-  // dangling link or a loop). Used by -readable/-writable/-executable and %Y.
-  std::function<std::optional<Attrs>(std::string_view abs_path)> stat_follow;
+  // What a path leads to, symbolic links followed (-readable/-writable/-executable, %Y).
+  std::function<Followed(std::string_view abs_path)> stat_follow;
   // Who asks: the effective uid and every group id (for -readable, -writable, -executable).
   uint32_t uid = 0;
   std::vector<uint32_t> gids;

@@ -207,17 +207,17 @@ class Runner {
   std::vector<std::pair<std::string, Held>> sorted_;
 };
 
-std::optional<Attrs> StatFollow(Catalog& catalog, std::string_view abs_path) {
+Followed StatFollow(Catalog& catalog, std::string_view abs_path) {
   std::string path(abs_path);
-  for (int hops = 0; hops < 40; ++hops) {
+  for (int hops = 0; hops <= 40; ++hops) {
     auto node = catalog.Stat(path);
-    if (!node.ok() || !node->has_value()) return std::nullopt;
+    if (!node.ok() || !node->has_value()) return {};
     const Attrs& a = (*node)->attrs;
-    if (!S_ISLNK(a.mode)) return a;
+    if (!S_ISLNK(a.mode)) return {a, false};
     std::string dir = path.substr(0, path.rfind('/'));
     path = NormalizePath(dir.empty() ? "/" : dir, a.symlink);
   }
-  return std::nullopt;
+  return {std::nullopt, true};
 }
 
 }  // namespace

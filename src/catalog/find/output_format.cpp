@@ -289,8 +289,8 @@ void PrintfFormat::Render(const Entry& e, EvalContext& ctx, std::string& out) co
       case 'Y': {
         char t = TypeLetter(a.mode);
         if (t == 'l') {
-          auto target = ctx.stat_follow(e.abs_path);
-          t = target ? TypeLetter(target->mode) : 'N';
+          Followed target = ctx.stat_follow(e.abs_path);
+          t = target.attrs ? TypeLetter(target.attrs->mode) : target.loop ? 'L' : 'N';
         }
         AppendString(out, spec, std::string(1, t));
         break;
@@ -325,9 +325,9 @@ std::string LsLine(const Entry& e, EvalContext& ctx, int64_t now_ns) {
   line += ' ';
   // The catalog keeps no st_rdev: a device shows its size where ls shows "major, minor".
   AppendInt(line, "8", a.size);
-  // Six months of 365.2425 days, as ls counts them.
-  constexpr int64_t kSixMonthsNs = 15778476LL * 1000000000LL;
-  bool recent = a.mtime_ns <= now_ns && now_ns - a.mtime_ns < kSixMonthsNs;
+  // GNU find shows the time of day for times from 180 days ago to an hour ahead.
+  constexpr int64_t kSecondNs = 1000000000LL;
+  bool recent = a.mtime_ns >= now_ns - 180 * 86400 * kSecondNs && a.mtime_ns <= now_ns + 3600 * kSecondNs;
   line += ' ' + Strftime(recent ? "%b %e %H:%M" : "%b %e  %Y", LocalTime(a.mtime_ns));
   line += ' ' + LsQuote(e.path);
   if (S_ISLNK(a.mode)) line += " -> " + LsQuote(a.symlink);

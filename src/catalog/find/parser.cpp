@@ -56,8 +56,8 @@ bool ParseNumber(std::string_view text, Number<T>& n, bool allow_fraction = fals
 
 const std::map<std::string, unsigned long, std::less<>>& RegexTypes() {
   static const std::map<std::string, unsigned long, std::less<>> kTypes = {
-      {"findutils-default", RE_SYNTAX_EMACS | RE_DOT_NEWLINE},
-      {"emacs", RE_SYNTAX_EMACS | RE_DOT_NEWLINE},
+      {"findutils-default", RE_SYNTAX_EMACS},
+      {"emacs", RE_SYNTAX_EMACS},
       {"awk", RE_SYNTAX_AWK},
       {"gnu-awk", RE_SYNTAX_GNU_AWK},
       {"posix-awk", RE_SYNTAX_POSIX_AWK},
@@ -519,7 +519,7 @@ class Parser {
   Expression expr_;
   int64_t origin_ns_;
   bool daystart_ = false;
-  unsigned long regex_syntax_ = RE_SYNTAX_EMACS | RE_DOT_NEWLINE;
+  unsigned long regex_syntax_ = RE_SYNTAX_EMACS;
   bool explicit_depth_ = false;
   bool has_prune_ = false;
   bool has_delete_ = false;

@@ -138,25 +138,34 @@ std::unique_ptr<Predicate> SizeTest(Number<int64_t> n, int64_t unit) {
 
 std::unique_ptr<Predicate> AgeTest(std::string name, char which, Number<double> n, int64_t unit_ns,
                                    int64_t origin_ns) {
-  // The age is compared in nanoseconds with the window [n, n + 1) units.
-  long double low = static_cast<long double>(n.value) * unit_ns;
-  long double high = (static_cast<long double>(n.value) + 1) * unit_ns;
-  auto test = [which, n, low, high, origin_ns](const Entry& e, EvalContext&) {
+  // GNU's windows, ages in nanoseconds: in days, N is [N, N+1) days, +N is from N+1 days on,
+  // -N is under N days; in minutes, N is (N-1, N] minutes, +N is over N, -N is under N.
+  bool minutes = unit_ns < 86400LL * 1000000000LL;
+  long double at_n = static_cast<long double>(n.value) * unit_ns;
+  long double low = minutes ? at_n - unit_ns : at_n;   // the window for N
+  long double high = minutes ? at_n : at_n + unit_ns;
+  auto test = [which, n, low, high, at_n, minutes, origin_ns](const Entry& e, EvalContext&) {
     long double age = static_cast<long double>(origin_ns) - TimeOf(e.node.attrs, which);
     switch (n.cmp) {
-      case Compare::kGreater: return age >= high;
-      case Compare::kLess: return age < low;
-      case Compare::kEqual: return age >= low && age < high;
+      case Compare::kGreater: return minutes ? age > at_n : age >= high;
+      case Compare::kLess: return age < at_n;
+      case Compare::kEqual: return minutes ? (age > low && age <= high) : (age >= low && age < high);
     }
     return false;
   };
   std::function<void(Selection&)> narrow;
   if (which == 'm' && high < 9e18L && low > -9e18L) {
-    auto lo = static_cast<int64_t>(low), hi = static_cast<int64_t>(high);
-    narrow = [n, lo, hi, origin_ns](Selection& s) {
-      // age >= hi  <=>  mtime <= origin - hi ; age < lo  <=>  mtime > origin - lo.
-      if (n.cmp != Compare::kLess) Tighten(s.max_mtime_ns, origin_ns - (n.cmp == Compare::kGreater ? hi : lo), false);
-      if (n.cmp != Compare::kGreater) Tighten(s.min_mtime_ns, origin_ns - (n.cmp == Compare::kLess ? lo : hi) + 1, true);
+    // The window as mtimes, inclusive: origin - age.
+    auto lo = static_cast<int64_t>(low), hi = static_cast<int64_t>(high), mid = static_cast<int64_t>(at_n);
+    narrow = [n, lo, hi, mid, minutes, origin_ns](Selection& s) {
+      switch (n.cmp) {
+        case Compare::kGreater: Tighten(s.max_mtime_ns, origin_ns - (minutes ? mid + 1 : hi), false); break;
+        case Compare::kLess: Tighten(s.min_mtime_ns, origin_ns - mid + 1, true); break;
+        case Compare::kEqual:
+          Tighten(s.min_mtime_ns, origin_ns - hi + (minutes ? 0 : 1), true);
+          Tighten(s.max_mtime_ns, origin_ns - lo - (minutes ? 1 : 0), false);
+          break;
+      }
     };
   }
   return MakeTest(std::move(name), test, std::move(narrow));
@@ -221,7 +230,7 @@ std::unique_ptr<Predicate> EmptyTest() {
 std::unique_ptr<Predicate> AccessTest(std::string name, int bit) {
   return MakeTest(std::move(name), [bit](const Entry& e, EvalContext& ctx) {
     std::optional<Attrs> target = e.node.attrs;
-    if (S_ISLNK(e.node.attrs.mode)) target = ctx.stat_follow(e.abs_path);
+    if (S_ISLNK(e.node.attrs.mode)) target = ctx.stat_follow(e.abs_path).attrs;
     if (!target) return false;
     uint32_t mode = target->mode;
     if (ctx.uid == 0) return bit != X_OK || S_ISDIR(mode) || (mode & 0111) != 0;

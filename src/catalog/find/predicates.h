@@ -3,8 +3,8 @@
 //
 // Contract: every test answers from the Entry's catalog attributes (and the context's
 // callbacks for -empty and symbolic-link targets), with GNU find's rules: -size rounds the
-// size up to its unit, time tests truncate the age to whole units (days or minutes) counted
-// from a fixed origin, -newer compares nanoseconds. Tests of indexed attributes narrow a
+// size up to its unit, time tests count the age from a fixed origin with GNU's windows (see
+// AgeTest), -newer compares nanoseconds. Tests of indexed attributes narrow a
 // Catalog::Selection when they must hold. Predicates are immutable once built, except for
 // the compiled regex buffer (one thread at a time).
 #pragma once
@@ -51,8 +51,10 @@ std::unique_ptr<Predicate> TypeTest(std::vector<uint32_t> types);
 // -size: ceil(size / unit) compared with the number.
 std::unique_ptr<Predicate> SizeTest(Number<int64_t> n, int64_t unit);
 
-// -mtime/-atime/-ctime/-mmin/-amin/-cmin: the age (origin - time) in whole `unit_ns`
-// (truncated) compared with the number; `which` is 'a', 'c' or 'm'.
+// -mtime/-atime/-ctime (unit: a day) and -mmin/-amin/-cmin (unit: a minute): the age
+// (origin - time) against GNU's windows: in days the age is truncated (N matches
+// [N, N+1) days), in minutes it is rounded up (N matches (N-1, N] minutes); `which` is
+// 'a', 'c' or 'm'.
 std::unique_ptr<Predicate> AgeTest(std::string name, char which, Number<double> n, int64_t unit_ns,
                                    int64_t origin_ns);
 
