@@ -408,8 +408,10 @@ class Parser {
       return DeleteAction();
     }
     if (t == "-exec" || t == "-execdir" || t == "-ok" || t == "-okdir") return ExecArg(t);
+    if (t.empty() || t[0] != '-')
+      return Status::Error("paths must precede the expression: " + Quote(t) + " (write the starting points first)");
     return Status::Error("unknown predicate " + Quote(t) +
-                         (t.size() > 1 && t[0] == '-' && t[1] != '-'
+                         (t.size() > 1 && t[1] != '-'
                               ? std::string(" (a starting point that begins with - must be written ./") + t + ")"
                               : std::string(" (GNU find's tests and actions take one dash, e.g. -name)")));
   }
