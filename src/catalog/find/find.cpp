@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "catalog/find/names.h"
+#include "catalog/find/output_format.h"
 #include "catalog/find/parser.h"
 
 namespace fathom::catalog::find {
@@ -104,8 +105,8 @@ class Runner {
     SortField f = *expr_.options.sort;
     std::stable_sort(sorted_.begin(), sorted_.end(), [&](const auto& x, const auto& y) {
       if (f == SortField::kName || f == SortField::kPath) {
-        std::string_view a = f == SortField::kName ? std::string_view(x.second.node.name) : x.first;
-        std::string_view b = f == SortField::kName ? std::string_view(y.second.node.name) : y.first;
+        std::string_view a = f == SortField::kName ? BaseName(x.first, true) : x.first;
+        std::string_view b = f == SortField::kName ? BaseName(y.first, true) : y.first;
         return a != b ? (a < b) != expr_.options.reverse : x.first < y.first;
       }
       int64_t a = SortKey(x.second.node.attrs, f), b = SortKey(y.second.node.attrs, f);
