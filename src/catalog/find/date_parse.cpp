@@ -100,7 +100,12 @@ Result<int64_t> ParseDate(std::string_view text) {
   tm.tm_isdst = -1;
   time_t t = utc ? timegm(&tm) : mktime(&tm);
   if (tm.tm_mday != day) return bad();  // 2024-02-31 and the like
-  return (static_cast<int64_t>(t) - offset) * 1000000000 + frac;
+  int64_t ns = 0;  // years far from now do not fit in 64-bit nanoseconds
+  if (__builtin_mul_overflow(static_cast<int64_t>(t) - offset, 1000000000, &ns) ||
+      __builtin_add_overflow(ns, frac, &ns))
+    return Status::Error("the date \"" + std::string(text) +
+                         "\" is out of range (times are kept in nanoseconds: years 1678 to 2261)");
+  return ns;
 }
 
 }  // namespace fathom::catalog::find

@@ -22,7 +22,7 @@ struct PermSpec {
   bool Matches(uint32_t st_mode) const;
 };
 
-// The mode part only (no -, / prefix); nullopt-like error when it is not a mode.
+// The mode part only (no - or / prefix): the bits it sets, or an error naming it.
 Result<uint32_t> ParseModeBits(std::string_view text, bool for_directory);
 Result<PermSpec> ParsePerm(std::string_view arg);
 

@@ -14,6 +14,7 @@ namespace fathom::catalog::find {
 namespace {
 
 constexpr std::string_view kDirectives = "pfhPHdDsbkmMuUgGinlyYtacSTAC";
+constexpr int kMaxField = 4096;  // widths and precisions beyond this are refused
 
 // Appends `value` formatted by printf with `spec` (flags, width, precision) and `conv`.
 template <typename T>
@@ -217,10 +218,18 @@ Result<PrintfFormat> PrintfFormat::Compile(std::string_view format, std::string_
     std::string spec;
     while (i < format.size() && std::string_view("-+ #0").find(format[i]) != std::string_view::npos)
       spec += format[i++];
-    while (i < format.size() && format[i] >= '0' && format[i] <= '9') spec += format[i++];
-    if (i < format.size() && format[i] == '.') {
-      spec += format[i++];
-      while (i < format.size() && format[i] >= '0' && format[i] <= '9') spec += format[i++];
+    for (int field = 0; field < 2; ++field) {  // the width, then the precision after '.'
+      if (field == 1) {
+        if (i == format.size() || format[i] != '.') break;
+        spec += format[i++];
+      }
+      size_t digits = i;
+      while (i < format.size() && format[i] >= '0' && format[i] <= '9') ++i;
+      std::string_view number = format.substr(digits, i - digits);
+      if (number.size() > 5 || (!number.empty() && std::stoi(std::string(number)) > kMaxField))
+        return Status::Error(std::string(option) + ": the field width or precision \"" + std::string(number) +
+                             "\" is too large (at most " + std::to_string(kMaxField) + ")");
+      spec.append(number);
     }
     if (i == format.size())
       return Status::Error(std::string(option) + ": \"%\" at the end of the format (write %% for a percent sign)");
