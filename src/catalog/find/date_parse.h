@@ -2,6 +2,7 @@
 // "YYYY-MM-DD HH:MM[:SS[.FRACTION]]" (or with 'T'), in local time unless followed by "Z",
 // "UTC" or an offset "+HH:MM" / "-HHMM". A subset of GNU's get_date, which also reads
 // relative phrases ("yesterday"); those are refused with a message saying what is accepted.
+// A pure function (local time through mktime: the process's TZ), callable from any thread.
 #pragma once
 
 #include <cstdint>

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -314,6 +315,27 @@ TEST_F(FindEngine, ExecRunsOncePerFileOrInBatchesAndReportsFailuresAsGnu) {
   EXPECT_EQ(status_, 0);
   Find({"t", "-type", "f", "-exec", "false", "{}", "+"});
   EXPECT_EQ(status_, 1);
+}
+
+TEST_F(FindEngine, OkAsksOnStderrAndRunsOnlyWhatIsAnsweredYes) {
+  Dir("t");
+  File("t/a");
+  File("t/b");
+  File("t/c");
+  {
+    std::ofstream answers(Path("answers"));
+    answers << "y\nno\nYes\n";
+  }
+  ASSERT_NE(std::freopen(Path("answers").c_str(), "r", stdin), nullptr);
+  std::string log = Path("log");
+  EXPECT_EQ(Find({"t", "-type", "f", "-ok", "sh", "-c", "echo \"$1\" >> " + log, "sh", "{}", ";", "-printf", "ran %f\n"}),
+            "ran a\nran c\n");
+  ASSERT_NE(std::freopen("/dev/null", "r", stdin), nullptr);
+  EXPECT_EQ(err_, "< sh -c echo \"$1\" >> " + log + " sh t/a > ? < sh -c echo \"$1\" >> " + log +
+                      " sh t/b > ? < sh -c echo \"$1\" >> " + log + " sh t/c > ? ");
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "t/a\nt/c\n");
 }
 
 TEST_F(FindEngine, OutputFilesAreCreatedEvenWhenNothingIsWrittenToThem) {
