@@ -259,12 +259,48 @@ TEST_F(FindAgainstGnu, LsLinesMatchGnuFindColumnForColumn) {
   EXPECT_EQ(Compare({"t13", "-ls"}), "");
 }
 
+TEST_F(FindAgainstGnu, DeleteLeavesWhatGnuFindLeavesOnTwinTrees) {
+  // Two trees from one seed are alike but for their root's name.
+  const std::vector<std::vector<std::string>> expressions = {
+      {"-name", "*a*", "-type", "f", "-delete"},
+      {"-empty", "-delete"},
+      {"-mindepth", "1", "(", "-type", "l", "-o", "-size", "-1k", ")", "-delete"},
+      {"-path", "*/d1*", "-delete"},  // directories with content cannot go: both report it
+  };
+  uint64_t seed = 30;
+  for (const auto& expr : expressions) {
+    std::string gnu_root = "t" + std::to_string(seed), our_root = "u" + std::to_string(seed);
+    BuildTree(mount_.path() + "/" + gnu_root, seed, now_s_);
+    BuildTree(mount_.path() + "/" + our_root, seed, now_s_);
+    ++seed;
+    std::vector<std::string> argv = {kGnuFind, gnu_root};
+    argv.insert(argv.end(), expr.begin(), expr.end());
+    Captured gnu = RunCaptured(argv, mount_.path());
+    std::vector<std::string> args = {our_root};
+    args.insert(args.end(), expr.begin(), expr.end());
+    LiveCatalog catalog(mount_.path());
+    std::ostringstream out, err;
+    find::RunOptions options;
+    options.cwd = mount_.path();
+    int rc = find::RunFind(args, catalog, out, err, options);
+    EXPECT_EQ(rc, gnu.exit_code) << Describe(args) << "\n" << err.str() << gnu.err;
+    EXPECT_EQ(out.str(), gnu.out);
+    Captured gnu_left = RunCaptured({kGnuFind, gnu_root, "-printf", "%P %y\\n"}, mount_.path());
+    Captured our_left = RunCaptured({kGnuFind, our_root, "-printf", "%P %y\\n"}, mount_.path());
+    EXPECT_FALSE(gnu_left.out.empty());
+    EXPECT_EQ(SortedRecords(our_left.out), SortedRecords(gnu_left.out)) << Describe(args);
+  }
+}
+
 TEST_F(FindAgainstGnu, ExecRunsTheSameCommandsAsGnuFind) {
   Tree(12);
-  for (const std::string terminator : {";", "+"}) {
+  for (const auto& [exec, terminator] : std::vector<std::pair<std::string, std::string>>{
+           {"-exec", ";"}, {"-exec", "+"}, {"-execdir", ";"}, {"-execdir", "+"}}) {
     std::string log_gnu = mount_.path() + "/gnu.log", log_ours = mount_.path() + "/ours.log";
     auto args = [&](const std::string& log) {
-      return std::vector<std::string>{"t12", "-type", "f", "-exec", "sh", "-c", "for f; do printf '%s\\n' \"$f\" >> " + log + "; done", "sh", "{}", terminator};
+      return std::vector<std::string>{"t12", "-type", "f", exec, "sh", "-c",
+                                      "for f; do printf '%s %s\\n' \"${PWD##*/}\" \"$f\" >> " + log + "; done",
+                                      "sh", "{}", terminator};
     };
     std::vector<std::string> argv = {kGnuFind};
     auto gnu_args = args(log_gnu);
@@ -274,10 +310,15 @@ TEST_F(FindAgainstGnu, ExecRunsTheSameCommandsAsGnuFind) {
     std::ostringstream out, err;
     find::RunOptions options;
     options.cwd = mount_.path();
+    // -exec runs commands in the process's working directory, as GNU find does.
+    char previous[4096];
+    ASSERT_NE(getcwd(previous, sizeof previous), nullptr);
+    ASSERT_EQ(chdir(mount_.path().c_str()), 0);
     EXPECT_EQ(find::RunFind(args(log_ours), catalog, out, err, options), 0) << err.str();
+    ASSERT_EQ(chdir(previous), 0);
     Captured gnu_log = RunCaptured({"/bin/cat", log_gnu}, "/"), our_log = RunCaptured({"/bin/cat", log_ours}, "/");
     EXPECT_FALSE(gnu_log.out.empty());
-    EXPECT_EQ(SortedRecords(our_log.out), SortedRecords(gnu_log.out)) << terminator;
+    EXPECT_EQ(SortedRecords(our_log.out), SortedRecords(gnu_log.out)) << exec << " " << terminator;
     unlink(log_gnu.c_str());
     unlink(log_ours.c_str());
   }
