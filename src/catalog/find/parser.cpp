@@ -322,7 +322,7 @@ class Parser {
       FATHOM_ASSIGN_OR_RETURN(std::string pattern, Arg(t));
       return RegexTest(t, pattern, regex_syntax_, t == "-iregex");
     }
-    if (t == "-type") return TypeArg(t);
+    if (t == "-type" || t == "-xtype") return TypeArg(t);
     if (t == "-user" || t == "-group") {
       FATHOM_ASSIGN_OR_RETURN(std::string name, Arg(t));
       bool group = t == "-group";
@@ -469,7 +469,7 @@ class Parser {
       types.push_back(type);
     }
     if (types.empty()) return bad();
-    return TypeTest(std::move(types));
+    return TypeTest(std::move(types), t == "-xtype");
   }
 
   Result<std::unique_ptr<Predicate>> SizeArg(const std::string& t) {

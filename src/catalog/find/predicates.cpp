@@ -105,13 +105,18 @@ Result<std::unique_ptr<Predicate>> RegexTest(std::string name, const std::string
   return std::unique_ptr<Predicate>(std::move(p));
 }
 
-std::unique_ptr<Predicate> TypeTest(std::vector<uint32_t> types) {
+std::unique_ptr<Predicate> TypeTest(std::vector<uint32_t> types, bool follow) {
   std::function<void(Selection&)> narrow;
-  if (types.size() == 1) narrow = [t = types[0]](Selection& s) { s.type = t; };
+  if (types.size() == 1 && !follow) narrow = [t = types[0]](Selection& s) { s.type = t; };
   return MakeTest(
-      "-type",
-      [types = std::move(types)](const Entry& e, EvalContext&) {
-        return std::find(types.begin(), types.end(), e.node.attrs.mode & S_IFMT) != types.end();
+      follow ? "-xtype" : "-type",
+      [types = std::move(types), follow](const Entry& e, EvalContext& ctx) {
+        uint32_t type = e.node.attrs.mode & S_IFMT;
+        if (follow && type == S_IFLNK) {
+          Followed target = ctx.stat_follow(e.abs_path);
+          if (target.attrs) type = target.attrs->mode & S_IFMT;
+        }
+        return std::find(types.begin(), types.end(), type) != types.end();
       },
       std::move(narrow));
 }

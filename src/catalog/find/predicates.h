@@ -45,8 +45,9 @@ std::unique_ptr<Predicate> PatternTest(std::string name, std::string pattern, Pa
 Result<std::unique_ptr<Predicate>> RegexTest(std::string name, const std::string& pattern,
                                              unsigned long syntax, bool icase);
 
-// -type with a set of S_IFMT values (several for "f,d").
-std::unique_ptr<Predicate> TypeTest(std::vector<uint32_t> types);
+// -type with a set of S_IFMT values (several for "f,d"); -xtype (`follow`): a symbolic
+// link's target's type instead, a link that leads nowhere being a link.
+std::unique_ptr<Predicate> TypeTest(std::vector<uint32_t> types, bool follow);
 
 // -size: ceil(size / unit) compared with the number.
 std::unique_ptr<Predicate> SizeTest(Number<int64_t> n, int64_t unit);
