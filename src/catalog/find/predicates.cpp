@@ -57,6 +57,32 @@ class RegexPredicate final : public Predicate {
   re_pattern_buffer re_{};
 };
 
+// The longest run of repetition operators (*, +, ?, {m,n}) in a row, backslashes and
+// bracket expressions aside: glibc's compiler copies the operand for each one, so its
+// memory grows exponentially with the run.
+int LongestRepetitionRun(std::string_view pattern) {
+  int run = 0, longest = 0;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '[') {
+      size_t j = i + 1;
+      if (j < pattern.size() && pattern[j] == '^') ++j;
+      if (j < pattern.size() && pattern[j] == ']') ++j;
+      while (j < pattern.size() && pattern[j] != ']') ++j;
+      i = j;
+      run = 0;
+    } else if (c == '{') {
+      while (i < pattern.size() && pattern[i] != '}') ++i;
+      longest = std::max(longest, ++run);
+    } else if (c == '*' || c == '+' || c == '?') {
+      longest = std::max(longest, ++run);
+    } else if (c != '\\') {
+      run = 0;
+    }
+  }
+  return longest;
+}
+
 void Tighten(std::optional<int64_t>& bound, int64_t v, bool is_min) {
   if (!bound) bound = v;
   else bound = is_min ? std::max(*bound, v) : std::min(*bound, v);
@@ -99,6 +125,11 @@ std::unique_ptr<Predicate> PatternTest(std::string name, std::string pattern, Pa
 
 Result<std::unique_ptr<Predicate>> RegexTest(std::string name, const std::string& pattern,
                                              unsigned long syntax, bool icase) {
+  constexpr int kMaxRun = 4;
+  if (LongestRepetitionRun(pattern) > kMaxRun)
+    return Status::Error(name + ": \"" + pattern + "\" has more than " + std::to_string(kMaxRun) +
+                         " repetition operators in a row (glibc's regex compiler would need memory "
+                         "exponential in them; write one)");
   auto p = std::make_unique<RegexPredicate>(name);
   if (const char* error = p->Compile(pattern, syntax | (icase ? RE_ICASE : 0)))
     return Status::Error(name + ": invalid regular expression \"" + pattern + "\": " + error);
