@@ -40,22 +40,21 @@ class PrintPredicate final : public Predicate {
   std::shared_ptr<std::ostream> file_;
 };
 
+// -prune and -quit: true, and set a flag the driver reads. Not actions for GNU's rule on
+// the default -print, but they have effects.
 class FlagPredicate final : public Predicate {
  public:
-  FlagPredicate(std::string name, bool EvalContext::*flag, bool is_action)
-      : name_(std::move(name)), flag_(flag), is_action_(is_action) {}
+  FlagPredicate(std::string name, bool EvalContext::*flag) : name_(std::move(name)), flag_(flag) {}
   bool Evaluate(const Entry&, EvalContext& ctx) override {
     ctx.*flag_ = true;
     return true;
   }
-  bool IsAction() const override { return is_action_; }
   bool HasSideEffects() const override { return true; }
   std::string_view Name() const override { return name_; }
 
  private:
   std::string name_;
   bool EvalContext::*flag_;
-  bool is_action_;
 };
 
 class DeletePredicate final : public Predicate {
@@ -212,11 +211,11 @@ std::unique_ptr<Predicate> LsAction(std::string name, std::shared_ptr<std::ostre
 }
 
 std::unique_ptr<Predicate> PruneAction() {
-  return std::make_unique<FlagPredicate>("-prune", &EvalContext::prune, false);
+  return std::make_unique<FlagPredicate>("-prune", &EvalContext::prune);
 }
 
 std::unique_ptr<Predicate> QuitAction() {
-  return std::make_unique<FlagPredicate>("-quit", &EvalContext::quit, false);
+  return std::make_unique<FlagPredicate>("-quit", &EvalContext::quit);
 }
 
 std::unique_ptr<Predicate> DeleteAction() { return std::make_unique<DeletePredicate>(); }
