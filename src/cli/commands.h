@@ -17,5 +17,6 @@ CommandRunner AddAggregateCommand(CLI::App& app);
 CommandRunner AddSubscribeCommand(CLI::App& app);
 CommandRunner AddKeygenCommand(CLI::App& app);
 CommandRunner AddStoreCommand(CLI::App& app);
+CommandRunner AddDuCommand(CLI::App& app);
 
 }  // namespace fathom::cli

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   add(&fathom::cli::AddSubscribeCommand);
   add(&fathom::cli::AddKeygenCommand);
   add(&fathom::cli::AddStoreCommand);
+  add(&fathom::cli::AddDuCommand);
 
   if (auto unknown = fathom::cli::UnknownCommand(app, argc, argv)) {
     std::fprintf(stderr, "fathom: unknown command '%s'; the commands are: %s (fathom --help)\n",

@@ -1,0 +1,26 @@
+#include "cli/catalog_args.h"
+
+namespace fathom::cli {
+
+void AddCatalogOption(CLI::App& cmd, std::string& uri) {
+  uri = "fathom-catalog.db";
+  cmd.add_option("--catalog", uri,
+                 "The catalog to read: FILE or sqlite:FILE, or postgresql://... (default: "
+                 "$FATHOM_CATALOG, else fathom-catalog.db)")
+      ->envname("FATHOM_CATALOG")
+      ->type_name("URI");
+}
+
+Result<std::unique_ptr<catalog::Catalog>> OpenCatalogForQueries(const std::string& uri) {
+  catalog::CatalogOptions options;
+  options.uri = uri;
+  options.read_only = true;
+  auto opened = catalog::Catalog::Open(options);
+  if (!opened.ok()) {
+    return Status::Error("cannot open the catalog " + uri + ": " + opened.status().message() +
+                         " (name another with --catalog or FATHOM_CATALOG)");
+  }
+  return std::move(opened).value();
+}
+
+}  // namespace fathom::cli
