@@ -18,5 +18,7 @@ CommandRunner AddSubscribeCommand(CLI::App& app);
 CommandRunner AddKeygenCommand(CLI::App& app);
 CommandRunner AddStoreCommand(CLI::App& app);
 CommandRunner AddDuCommand(CLI::App& app);
+CommandRunner AddReportCommand(CLI::App& app);
+CommandRunner AddUndeleteCommand(CLI::App& app);
 
 }  // namespace fathom::cli

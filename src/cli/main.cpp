@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
   add(&fathom::cli::AddKeygenCommand);
   add(&fathom::cli::AddStoreCommand);
   add(&fathom::cli::AddDuCommand);
+  add(&fathom::cli::AddReportCommand);
+  add(&fathom::cli::AddUndeleteCommand);
 
   if (auto unknown = fathom::cli::UnknownCommand(app, argc, argv)) {
     std::fprintf(stderr, "fathom: unknown command '%s'; the commands are: %s (fathom --help)\n",
