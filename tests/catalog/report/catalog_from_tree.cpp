@@ -81,4 +81,13 @@ Status FillCatalogFromTree(catalog::Catalog& catalog, const std::string& root) {
   return batch->Commit();
 }
 
+Result<std::unique_ptr<catalog::Catalog>> CatalogOfTree(const std::string& db,
+                                                        const std::string& root) {
+  catalog::CatalogOptions options;
+  options.uri = db;
+  FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<catalog::Catalog> catalog, catalog::Catalog::Open(options));
+  FATHOM_RETURN_IF_ERROR(FillCatalogFromTree(*catalog, root));
+  return catalog;
+}
+
 }  // namespace fathom::testing

@@ -3,6 +3,7 @@
 // catalog's answers with tools run on the same tree. One thread.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "fathom/catalog.h"
@@ -12,6 +13,10 @@ namespace fathom::testing {
 
 // The attributes lstat(2) gives for `path` (a symlink's target read too).
 Result<catalog::Attrs> LstatAttrs(const std::string& path);
+
+// Opens (creating) the catalog `db` and records `root` in it.
+Result<std::unique_ptr<catalog::Catalog>> CatalogOfTree(const std::string& db,
+                                                        const std::string& root);
 
 // Records `root` (absolute, no trailing '/') and everything below it, committed.
 Status FillCatalogFromTree(catalog::Catalog& catalog, const std::string& root);

@@ -47,13 +47,9 @@ class DuAgainstGnu : public ::testing::Test {
     dir_ = new testing::TempDir();
     root_ = *dir_ / "tree";
     testing::MakeSampleTree(root_, std::time(nullptr));
-    CatalogOptions options;
-    options.uri = *dir_ / "catalog.db";
-    auto opened = Catalog::Open(options);
-    ASSERT_TRUE(opened.ok()) << opened.status().message();
-    catalog_ = opened.value().release();
-    Status filled = testing::FillCatalogFromTree(*catalog_, root_);
-    ASSERT_TRUE(filled.ok()) << filled.message();
+    auto catalog = testing::CatalogOfTree(*dir_ / "catalog.db", root_);
+    ASSERT_TRUE(catalog.ok()) << catalog.status().message();
+    catalog_ = catalog.value().release();
   }
   static void TearDownTestSuite() {
     delete catalog_;

@@ -100,6 +100,8 @@ void MakeSampleTree(const std::string& root, int64_t now) {
   Age(root + "/deep/a/b/c/leaf.txt", now, 90);
   Dir(root + "/empty");
   Dir(root + "/deep/a/empty too");
+  Age(root + "/empty", now, 300);
+  Age(root + "/deep/a/empty too", now, 30);
 
   Dir(root + "/line\nbreak");
   File(root + "/line\nbreak/inner.txt", 10);
