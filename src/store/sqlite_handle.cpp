@@ -42,31 +42,26 @@ bool MayBeReadOnlyMedia(int rc) {
 }
 
 // Why the operation failed and what to do about it, for the primary result code.
-std::string Cause(int rc, int sys_errno) {
+std::string Cause(const SqliteFileKind& kind, int rc, int sys_errno) {
   switch (rc & 0xff) {
     case SQLITE_FULL:
-      return "disk full: no space left on the file system holding the store; free space there, "
-             "or bound the store with --max-events/--max-age";
+      return "disk full: " + std::string(kind.no_space) + "; " + std::string(kind.no_space_remedy);
     case SQLITE_IOERR:
       if (sys_errno == ENOSPC || sys_errno == EDQUOT) {
-        return "disk full: no space left on the file system holding the store (" +
-               std::string(std::strerror(sys_errno)) +
-               "); free space there, or bound the store with --max-events/--max-age";
+        return "disk full: " + std::string(kind.no_space) + " (" +
+               std::string(std::strerror(sys_errno)) + "); " + std::string(kind.no_space_remedy);
       }
       return "I/O error" + (sys_errno != 0 ? ": " + std::string(std::strerror(sys_errno)) : "") +
-             "; check the device and file system holding the store";
+             "; " + std::string(kind.io_remedy);
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      return "the store stayed locked by another connection past the busy timeout; is a second "
-             "`fathom watch --store` writing to the same file?";
+      return std::string(kind.locked);
     case SQLITE_CORRUPT:
-      return "the file is damaged (corrupt); `fathom store verify` reports what is damaged and "
-             "`fathom store recover` copies every readable event into a new store";
+      return std::string(kind.damaged);
     case SQLITE_NOTADB:
-      return "not a fathom event store (not a SQLite database)";
+      return std::string(kind.not_a_database);
     case SQLITE_READONLY:
-      return "the store cannot be written (read-only file, directory or file system); check "
-             "permissions";
+      return std::string(kind.read_only);
     case SQLITE_PERM:
     case SQLITE_AUTH:
       return "permission denied";
@@ -84,20 +79,36 @@ std::string Cause(int rc, int sys_errno) {
 
 }  // namespace
 
-Status SqliteError(const std::string& path, sqlite3* db, int rc, std::string_view what) {
+const SqliteFileKind kEventStoreFile = {
+    .noun = "event store",
+    .no_space = "no space left on the file system holding the store",
+    .no_space_remedy = "free space there, or bound the store with --max-events/--max-age",
+    .io_remedy = "check the device and file system holding the store",
+    .locked = "the store stayed locked by another connection past the busy timeout; is a second "
+              "`fathom watch --store` writing to the same file?",
+    .damaged = "the file is damaged (corrupt); `fathom store verify` reports what is damaged and "
+               "`fathom store recover` copies every readable event into a new store",
+    .not_a_database = "not a fathom event store (not a SQLite database)",
+    .read_only = "the store cannot be written (read-only file, directory or file system); check "
+                 "permissions",
+    .read_only_fs = "the file system holding the store is mounted read-only",
+    .read_only_fs_remedy = "`fathom events --store` can still read it",
+};
+
+Status SqliteError(const SqliteFileKind& kind, const std::string& path, sqlite3* db, int rc,
+                   std::string_view what) {
   int sys_errno = db != nullptr ? sqlite3_system_errno(db) : 0;
   if ((rc & 0xff) == SQLITE_FULL && sys_errno == 0) sys_errno = ENOSPC;
   std::string cause;
   if (sys_errno == EROFS || (MayBeReadOnlyMedia(rc) && OnReadOnlyFileSystem(path))) {
     sys_errno = EROFS;
-    cause = "the file system holding the store is mounted read-only (" +
-            std::string(std::strerror(EROFS)) +
-            "): nothing can be written there, not even the -wal and -shm files beside it; "
-            "`fathom events --store` can still read it";
+    cause = std::string(kind.read_only_fs) + " (" + std::strerror(EROFS) +
+            "): nothing can be written there, not even the -wal and -shm files beside it; " +
+            std::string(kind.read_only_fs_remedy);
   } else {
-    cause = Cause(rc, sys_errno);
+    cause = Cause(kind, rc, sys_errno);
   }
-  std::string message = "event store " + path + ": " + std::string(what) + ": " + cause;
+  std::string message = std::string(kind.noun) + " " + path + ": " + std::string(what) + ": " + cause;
   const char* detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   message += " (sqlite: ";
   message += detail;
@@ -132,13 +143,13 @@ void Statement::ColumnText(int column, std::string& out) const {
 }
 
 Result<Connection> Connection::Open(const std::string& path, int flags, int busy_timeout_ms,
-                                    std::string_view uri_query) {
+                                    std::string_view uri_query, const SqliteFileKind& kind) {
   sqlite3* db = nullptr;
   int rc = uri_query.empty()
                ? sqlite3_open_v2(path.c_str(), &db, flags, nullptr)
                : sqlite3_open_v2(FileUri(path, uri_query).c_str(), &db, flags | SQLITE_OPEN_URI,
                                  nullptr);
-  Connection conn(path, db);  // owns db even when opening failed
+  Connection conn(path, kind, db);  // owns db even when opening failed
   if (rc != SQLITE_OK) return conn.Error(rc, "opening failed");
   sqlite3_extended_result_codes(db, 1);
   sqlite3_busy_timeout(db, busy_timeout_ms);
@@ -149,6 +160,7 @@ Connection& Connection::operator=(Connection&& other) noexcept {
   if (this != &other) {
     sqlite3_close_v2(db_);
     path_ = std::move(other.path_);
+    kind_ = other.kind_;
     db_ = other.db_;
     other.db_ = nullptr;
   }

@@ -1,5 +1,6 @@
 // sqlite_handle.h — move-only owners of a SQLite connection and of its prepared statements,
-// and the translation of SQLite result codes into Status messages that name the store file.
+// and the translation of SQLite result codes into Status messages that name the database file
+// (an event store by default; another kind of file, such as the catalog, brings its words).
 //
 // A Connection owns one sqlite3* (closed on destruction); a Statement owns one sqlite3_stmt*
 // (finalized on destruction) and must be destroyed before the Connection it came from.
@@ -16,11 +17,33 @@
 
 namespace fathom::store {
 
-// "event store PATH: WHAT: <cause and remedy> (sqlite: <message>)"; the error_code carries
-// the errno behind the failure when there is one (ENOSPC for a full disk, EROFS when the file
+// The words of the error messages about one kind of database file: what it is called and,
+// for each cause, what to do about it.
+struct SqliteFileKind {
+  std::string_view noun;              // "event store": messages read "<noun> PATH: WHAT: ..."
+  std::string_view no_space;          // "no space left on the file system holding the store"
+  std::string_view no_space_remedy;   // "free space there, or ..."
+  std::string_view io_remedy;         // after an I/O error: "check the device ..."
+  std::string_view locked;            // SQLITE_BUSY / SQLITE_LOCKED: cause and remedy
+  std::string_view damaged;           // SQLITE_CORRUPT: cause and remedy
+  std::string_view not_a_database;    // SQLITE_NOTADB
+  std::string_view read_only;         // SQLITE_READONLY: cause and remedy
+  std::string_view read_only_fs;      // "the file system holding the store is mounted read-only"
+  std::string_view read_only_fs_remedy;  // what can still be done with the file
+};
+
+// The event store's words (the default of every Connection).
+extern const SqliteFileKind kEventStoreFile;
+
+// "<noun> PATH: WHAT: <cause and remedy> (sqlite: <message>)"; the error_code carries the
+// errno behind the failure when there is one (ENOSPC for a full disk, EROFS when the file
 // system holding PATH is mounted read-only: that is named as the cause, not the missing or
 // unwritable file SQLite reports then).
-Status SqliteError(const std::string& path, sqlite3* db, int rc, std::string_view what);
+Status SqliteError(const SqliteFileKind& kind, const std::string& path, sqlite3* db, int rc,
+                   std::string_view what);
+inline Status SqliteError(const std::string& path, sqlite3* db, int rc, std::string_view what) {
+  return SqliteError(kEventStoreFile, path, db, rc, what);
+}
 
 class Statement {
  public:
@@ -64,13 +87,16 @@ class Connection {
  public:
   // Opens `path` with sqlite3_open_v2 `flags`; extended result codes on, `busy_timeout_ms`
   // of waiting for locks before SQLITE_BUSY. `uri_query` ("immutable=1") opens it as the URI
-  // file:PATH?QUERY instead; errors name `path` either way.
+  // file:PATH?QUERY instead; errors name `path` either way, in the words of `kind` (which
+  // must outlive the connection).
   static Result<Connection> Open(const std::string& path, int flags, int busy_timeout_ms,
-                                 std::string_view uri_query = {});
+                                 std::string_view uri_query = {},
+                                 const SqliteFileKind& kind = kEventStoreFile);
 
   Connection() = default;
   ~Connection() { sqlite3_close_v2(db_); }
-  Connection(Connection&& other) noexcept : path_(std::move(other.path_)), db_(other.db_) {
+  Connection(Connection&& other) noexcept
+      : path_(std::move(other.path_)), kind_(other.kind_), db_(other.db_) {
     other.db_ = nullptr;
   }
   Connection& operator=(Connection&& other) noexcept;
@@ -93,11 +119,16 @@ class Connection {
   // Rolls back the open transaction, if any (after a failure; its own errors are moot).
   void RollbackIfOpen() const;
   // The error of the last failed call on this connection, as a Status.
-  Status Error(int rc, std::string_view what) const { return SqliteError(path_, db_, rc, what); }
+  Status Error(int rc, std::string_view what) const {
+    return SqliteError(*kind_, path_, db_, rc, what);
+  }
+  const SqliteFileKind& kind() const { return *kind_; }
 
  private:
-  Connection(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
+  Connection(std::string path, const SqliteFileKind& kind, sqlite3* db)
+      : path_(std::move(path)), kind_(&kind), db_(db) {}
   std::string path_;
+  const SqliteFileKind* kind_ = &kEventStoreFile;
   sqlite3* db_ = nullptr;
 };
 

@@ -1,0 +1,311 @@
+#include "catalog/catalog_impl.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "catalog/catalog_batch.h"
+#include "catalog/catalog_lookup.h"
+#include "catalog/catalog_path.h"
+#include "catalog/freshness.h"
+#include "catalog/recount.h"
+
+namespace fathom::catalog {
+namespace {
+
+// Names removed by FinishScan() per transaction.
+constexpr size_t kScanRemovalChunk = 10000;
+
+Node ToNode(const NameRow& name, const EntryRow& entry) {
+  return Node{entry.id, name.parent, name.name, entry.attrs};
+}
+
+class CatalogImpl final : public Catalog {
+ public:
+  CatalogImpl(std::unique_ptr<CatalogBackend> backend, const CatalogOptions& options)
+      : b_(std::move(backend)), options_(options) {}
+
+  Result<std::unique_ptr<Batch>> Begin() override {
+    return BeginBatch(*b_, options_.removed_retention);
+  }
+
+  Result<uint64_t> LastApplied(std::string_view stream) override {
+    return b_->StreamPosition(stream);
+  }
+
+  Result<uint64_t> BeginScan(std::string_view root, bool resume) override {
+    FATHOM_RETURN_IF_ERROR(CheckPath(root));
+    FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<Batch> batch, Begin());  // the write lock
+    if (resume) {
+      FATHOM_ASSIGN_OR_RETURN(std::optional<ScanRow> unfinished, b_->UnfinishedScan(root));
+      if (unfinished) {
+        FATHOM_RETURN_IF_ERROR(batch->Commit());
+        return unfinished->generation;
+      }
+    }
+    FATHOM_ASSIGN_OR_RETURN(uint64_t last, b_->LastGeneration());
+    ScanRow scan{last + 1, std::string(root), NowNs(), false};
+    FATHOM_RETURN_IF_ERROR(b_->InsertScan(scan));
+    FATHOM_RETURN_IF_ERROR(batch->Commit());
+    return scan.generation;
+  }
+
+  Status FinishScan(uint64_t generation,
+                    const std::function<void(uint64_t removed)>& progress) override {
+    FATHOM_ASSIGN_OR_RETURN(std::optional<ScanRow> scan, b_->Scan(generation));
+    if (!scan) {
+      return Status::Error("catalog " + b_->location() + ": no scan of generation " +
+                           std::to_string(generation) + ": begin a scan with BeginScan");
+    }
+    if (scan->finished) return Status::Ok();
+    // The names under the root that the scan did not see and nothing observed since it
+    // started; below such a directory everything goes with it, so it is not descended.
+    std::vector<std::pair<EntryId, std::string>> unseen;
+    FATHOM_ASSIGN_OR_RETURN(Located root, LocatePath(*b_, scan->root));
+    std::vector<EntryId> dirs;
+    if (root.id != 0) dirs.push_back(root.id);
+    while (!dirs.empty()) {
+      EntryId dir = dirs.back();
+      dirs.pop_back();
+      FATHOM_ASSIGN_OR_RETURN(auto children, b_->Children(dir));
+      for (const auto& [name, entry] : children) {
+        if (name.generation != generation && entry.seen_ns < scan->started_ns) {
+          unseen.emplace_back(dir, name.name);
+        } else if (S_ISDIR(entry.attrs.mode)) {
+          dirs.push_back(entry.id);
+        }
+      }
+    }
+    const Removal removal{NowNs(), 0, std::nullopt, {}};
+    uint64_t removed = 0;
+    size_t next = 0;
+    do {
+      FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<Batch> batch, Begin());
+      size_t end = std::min(unseen.size(), next + kScanRemovalChunk);
+      for (; next < end; ++next) {
+        FATHOM_RETURN_IF_ERROR(batch->Remove(unseen[next].first, unseen[next].second, removal));
+        ++removed;
+      }
+      if (next == unseen.size()) FATHOM_RETURN_IF_ERROR(b_->MarkScanFinished(generation, NowNs()));
+      FATHOM_RETURN_IF_ERROR(batch->Commit());
+      if (progress) progress(removed);
+    } while (next < unseen.size());
+    return Status::Ok();
+  }
+
+  Result<std::optional<Node>> Stat(std::string_view path) override {
+    FATHOM_ASSIGN_OR_RETURN(Located at, LocatePath(*b_, path));
+    if (at.id == 0) return std::optional<Node>();
+    FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> entry, b_->EntryById(at.id));
+    if (!entry) return std::optional<Node>();
+    return std::optional<Node>(Node{at.id, at.parent, std::move(at.name), std::move(entry->attrs)});
+  }
+
+  Status Children(EntryId dir, const std::function<bool(const Node&)>& fn) override {
+    FATHOM_ASSIGN_OR_RETURN(auto children, b_->Children(dir));
+    for (const auto& [name, entry] : children) {
+      if (!fn(ToNode(name, entry))) break;
+    }
+    return Status::Ok();
+  }
+
+  Status Walk(std::string_view path, const std::function<WalkStep(const Visit&)>& fn) override {
+    FATHOM_ASSIGN_OR_RETURN(std::optional<Node> start, Stat(path));
+    if (!start) {
+      return Status::Error("catalog " + b_->location() + " has no entry at " + std::string(path) +
+                           ": check the path, or scan it first");
+    }
+    std::string walk_path(path);
+    bool stop = false;
+    return WalkFrom(*start, walk_path, 0, fn, stop);
+  }
+
+  Result<std::vector<std::string>> Paths(EntryId id) override {
+    FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, b_->NamesOf(id));
+    std::vector<std::string> paths;
+    for (const NameRow& n : names) {
+      FATHOM_ASSIGN_OR_RETURN(std::string path, NamePath(*b_, n.parent, n.name));
+      paths.push_back(std::move(path));
+    }
+    std::sort(paths.begin(), paths.end());
+    return paths;
+  }
+
+  Status Select(const Selection& selection, const std::function<bool(const Visit&)>& fn) override {
+    // Directory paths met so far (path, depth below its root), so that each is built once.
+    std::unordered_map<EntryId, std::pair<std::string, int>> dirs;
+    auto dir_path = [&](EntryId dir) -> Result<const std::pair<std::string, int>*> {
+      if (auto it = dirs.find(dir); it != dirs.end()) return &it->second;
+      FATHOM_ASSIGN_OR_RETURN(std::string path, DirectoryPath(*b_, dir));
+      FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, b_->NamesOf(dir));
+      int depth = 0;
+      if (!names.empty() && names.front().parent != 0) {
+        FATHOM_ASSIGN_OR_RETURN(depth, DepthOf(names.front().parent));
+        ++depth;
+      }
+      return &dirs.emplace(dir, std::make_pair(std::move(path), depth)).first->second;
+    };
+    std::vector<EntryRow> chosen;
+    FATHOM_RETURN_IF_ERROR(b_->SelectEntries(selection, [&](const EntryRow& e) {
+      chosen.push_back(e);
+      return true;
+    }));
+    for (const EntryRow& entry : chosen) {
+      FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, b_->NamesOf(entry.id));
+      for (const NameRow& n : names) {
+        Node node = ToNode(n, entry);
+        std::string path = n.name;
+        int depth = 0;
+        if (n.parent != 0) {
+          FATHOM_ASSIGN_OR_RETURN(const auto* dir, dir_path(n.parent));
+          path = JoinPath(dir->first, n.name);
+          depth = dir->second + 1;
+        }
+        if (!fn(Visit{node, path, depth})) return Status::Ok();
+      }
+    }
+    return Status::Ok();
+  }
+
+  Result<Totals> Subtree(EntryId dir) override {
+    FATHOM_RETURN_IF_ERROR(CheckDirectory(dir));
+    return b_->Tree(dir);
+  }
+
+  Result<Totals> Usage(EntryId dir, bool count_links) override {
+    FATHOM_ASSIGN_OR_RETURN(Totals totals, Subtree(dir));
+    if (count_links) return totals;
+    FATHOM_ASSIGN_OR_RETURN(std::vector<EntryId> multi, b_->MultiEntries());
+    std::unordered_map<EntryId, bool> below;  // directory -> whether `dir` holds it
+    for (EntryId id : multi) {
+      FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> entry, b_->EntryById(id));
+      if (!entry) continue;
+      FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, b_->NamesOf(id));
+      int64_t inside = 0;
+      for (const NameRow& n : names) {
+        FATHOM_ASSIGN_OR_RETURN(bool held, Holds(dir, n.parent, below));
+        inside += held ? 1 : 0;
+      }
+      if (inside > 1) {
+        TotalsDelta extra = NameContribution(entry->attrs);
+        for (int64_t i = 1; i < inside; ++i) Apply(extra.Negated(), totals);
+      }
+    }
+    return totals;
+  }
+
+  Result<std::vector<AcctRow>> Accounting() override { return b_->Accounting(); }
+
+  Status Removed(std::string_view path_prefix, int64_t since_ns,
+                 const std::function<bool(const RemovedEntry&)>& fn) override {
+    return b_->ForEachRemoved(since_ns, [&](const RemovedEntry& r) {
+      if (!path_prefix.empty() && !PathIsUnder(r.path, path_prefix)) return true;
+      return fn(r);
+    });
+  }
+
+  Result<CatalogInfo> Info() override {
+    CatalogInfo info;
+    info.uri = options_.uri;
+    info.backend = std::string(b_->name());
+    info.schema_version = b_->schema_version();
+    FATHOM_ASSIGN_OR_RETURN(TableCounts counts, b_->Counts());
+    info.entries = counts.entries;
+    info.names = counts.names;
+    info.removed = counts.removed;
+    info.bytes = counts.bytes;
+    FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> roots, b_->ChildNames(0));
+    for (NameRow& root : roots) info.roots.push_back(std::move(root.name));
+    return info;
+  }
+
+  Result<RecountReport> Recount(bool repair) override {
+    if (repair && b_->read_only()) {
+      return Status::Error("catalog " + b_->location() +
+                           " was opened read-only, so a recount cannot repair it: open it "
+                           "without read_only to repair");
+    }
+    return RecountStatistics(*b_, repair);
+  }
+
+ private:
+  Status CheckDirectory(EntryId dir) {
+    FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> entry, b_->EntryById(dir));
+    if (!entry || !S_ISDIR(entry->attrs.mode)) {
+      return Status::Error("catalog " + b_->location() + ": entry " + std::to_string(dir) +
+                           (entry ? " is not a directory" : " does not exist") +
+                           ": subtree totals are kept per directory");
+    }
+    return Status::Ok();
+  }
+
+  Result<EntryId> ParentDir(EntryId dir) {
+    FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, b_->NamesOf(dir));
+    return names.empty() ? EntryId{0} : names.front().parent;
+  }
+
+  Result<int> DepthOf(EntryId dir) {
+    int depth = 0;
+    for (EntryId up = dir; depth <= 4096;) {
+      FATHOM_ASSIGN_OR_RETURN(up, ParentDir(up));
+      if (up == 0) return depth;
+      ++depth;
+    }
+    return Status::Error("catalog " + b_->location() + ": the directories above entry " +
+                         std::to_string(dir) + " form a loop: the catalog is damaged");
+  }
+
+  // Whether directory `from` is `ancestor` or lies below it (answers remembered in `memo`).
+  Result<bool> Holds(EntryId ancestor, EntryId from, std::unordered_map<EntryId, bool>& memo) {
+    std::vector<EntryId> path;
+    bool held = false;
+    for (EntryId dir = from; dir != 0 && path.size() <= 4096;) {
+      if (dir == ancestor) {
+        held = true;
+        break;
+      }
+      if (auto it = memo.find(dir); it != memo.end()) {
+        held = it->second;
+        break;
+      }
+      path.push_back(dir);
+      FATHOM_ASSIGN_OR_RETURN(dir, ParentDir(dir));
+    }
+    for (EntryId dir : path) memo[dir] = held;
+    return held;
+  }
+
+  Status WalkFrom(const Node& node, std::string& path, int depth,
+                  const std::function<WalkStep(const Visit&)>& fn, bool& stop) {
+    WalkStep step = fn(Visit{node, path, depth});
+    if (step == WalkStep::kStop) {
+      stop = true;
+      return Status::Ok();
+    }
+    if (step == WalkStep::kSkipChildren || !S_ISDIR(node.attrs.mode)) return Status::Ok();
+    FATHOM_ASSIGN_OR_RETURN(auto children, b_->Children(node.id));
+    const size_t length = path.size();
+    for (const auto& [name, entry] : children) {
+      if (path != "/") path.push_back('/');
+      path.append(name.name);
+      Status status = WalkFrom(ToNode(name, entry), path, depth + 1, fn, stop);
+      path.resize(length);
+      FATHOM_RETURN_IF_ERROR(status);
+      if (stop) break;
+    }
+    return Status::Ok();
+  }
+
+  std::unique_ptr<CatalogBackend> b_;
+  CatalogOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Catalog> MakeCatalog(std::unique_ptr<CatalogBackend> backend,
+                                     const CatalogOptions& options) {
+  return std::make_unique<CatalogImpl>(std::move(backend), options);
+}
+
+}  // namespace fathom::catalog

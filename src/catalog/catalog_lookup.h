@@ -1,0 +1,30 @@
+// catalog_lookup.h — paths to entries and back through the names table: the root a path lies
+// under, the name a path ends in, a directory's path. Backend-neutral; the caller's thread.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "catalog/catalog_backend.h"
+
+namespace fathom::catalog {
+
+// Where a path leads: the directory holding its last name (0 for a root), that name, and the
+// entry (0 when the catalog has no such name; parent is then 0 too unless only the last
+// name is missing).
+struct Located {
+  EntryId parent = 0;
+  std::string name;
+  EntryId id = 0;
+};
+
+// Checks `path` (CheckPath) and follows it from the longest root it lies under.
+Result<Located> LocatePath(CatalogBackend& backend, std::string_view path);
+
+// The path of the name (parent, name): a root's name when parent is 0.
+Result<std::string> NamePath(CatalogBackend& backend, EntryId parent, std::string_view name);
+
+// The path of a directory entry (through its one name); an error when it has none.
+Result<std::string> DirectoryPath(CatalogBackend& backend, EntryId dir);
+
+}  // namespace fathom::catalog

@@ -1,0 +1,158 @@
+#include "catalog/sqlite_schema.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+
+namespace fathom::catalog {
+namespace {
+
+constexpr int kBusyTimeoutMs = 10000;
+
+constexpr const char* kCreateSchema =
+    "CREATE TABLE entries(id INTEGER PRIMARY KEY, dev INTEGER NOT NULL, ino INTEGER NOT NULL,"
+    " mode INTEGER NOT NULL, uid INTEGER NOT NULL, gid INTEGER NOT NULL, nlink INTEGER NOT NULL,"
+    " size INTEGER NOT NULL, blocks INTEGER NOT NULL, atime INTEGER NOT NULL,"
+    " mtime INTEGER NOT NULL, ctime INTEGER NOT NULL, symlink BLOB, projid INTEGER,"
+    " fid TEXT, mdt INTEGER, stripe_count INTEGER, stripe_size INTEGER, pool TEXT, osts TEXT,"
+    " seen INTEGER NOT NULL, gen INTEGER NOT NULL);"
+    "CREATE UNIQUE INDEX entries_identity ON entries(dev, ino);"
+    "CREATE INDEX entries_uid ON entries(uid);"
+    "CREATE INDEX entries_size ON entries(size);"
+    "CREATE INDEX entries_mtime ON entries(mtime);"
+    "CREATE TABLE names(parent INTEGER NOT NULL, name BLOB NOT NULL, id INTEGER NOT NULL,"
+    " gen INTEGER NOT NULL, PRIMARY KEY(parent, name)) WITHOUT ROWID;"
+    "CREATE INDEX names_id ON names(id);"
+    "CREATE TABLE tree(id INTEGER PRIMARY KEY, files INTEGER NOT NULL, dirs INTEGER NOT NULL,"
+    " symlinks INTEGER NOT NULL, others INTEGER NOT NULL, size INTEGER NOT NULL,"
+    " blocks INTEGER NOT NULL, max_mtime INTEGER NOT NULL);"
+    "CREATE TABLE acct(uid INTEGER NOT NULL, gid INTEGER NOT NULL, type INTEGER NOT NULL,"
+    " count INTEGER NOT NULL, size INTEGER NOT NULL, blocks INTEGER NOT NULL,"
+    " b0 INTEGER NOT NULL, b1 INTEGER NOT NULL, b2 INTEGER NOT NULL, b3 INTEGER NOT NULL,"
+    " b4 INTEGER NOT NULL, b5 INTEGER NOT NULL, b6 INTEGER NOT NULL, b7 INTEGER NOT NULL,"
+    " b8 INTEGER NOT NULL, b9 INTEGER NOT NULL, PRIMARY KEY(uid, gid, type)) WITHOUT ROWID;"
+    "CREATE TABLE multi(id INTEGER PRIMARY KEY);"
+    "CREATE TABLE removed(path BLOB NOT NULL, dev INTEGER NOT NULL, ino INTEGER NOT NULL,"
+    " mode INTEGER NOT NULL, uid INTEGER NOT NULL, gid INTEGER NOT NULL, nlink INTEGER NOT NULL,"
+    " size INTEGER NOT NULL, blocks INTEGER NOT NULL, atime INTEGER NOT NULL,"
+    " mtime INTEGER NOT NULL, ctime INTEGER NOT NULL, symlink BLOB, projid INTEGER,"
+    " fid TEXT, mdt INTEGER, stripe_count INTEGER, stripe_size INTEGER, pool TEXT, osts TEXT,"
+    " time INTEGER NOT NULL, event_id INTEGER NOT NULL, by_uid INTEGER, jobid TEXT);"
+    "CREATE INDEX removed_time ON removed(time);"
+    "CREATE INDEX removed_identity ON removed(dev, ino);"
+    "CREATE TABLE streams(name TEXT PRIMARY KEY, last_applied INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE scans(generation INTEGER PRIMARY KEY, root BLOB NOT NULL,"
+    " started INTEGER NOT NULL, finished INTEGER);"
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;"
+    "INSERT INTO meta(key, value) VALUES('last_entry_id', 0);"
+    "PRAGMA application_id = 1178812756;"  // kCatalogApplicationId
+    "PRAGMA user_version = 1;";            // kCatalogSchemaVersion
+
+std::string NotACatalog(const std::string& path, const std::string& what) {
+  return path + " is not a fathom catalog (" + what +
+         "): give a catalog file, or a new path to create one";
+}
+
+// Whether the opened file is a catalog of a version this build reads (or a new, empty file,
+// for a writer). Returns its schema version (0: a new database).
+Result<int64_t> CheckIdentity(const store::Connection& db, bool read_only) {
+  const std::string& path = db.path();
+  auto app_id = db.QueryInt("PRAGMA application_id", "reading the file header");
+  if (!app_id.ok()) {
+    int rc = sqlite3_extended_errcode(db.get());
+    if ((rc & 0xff) == SQLITE_NOTADB) return Status::Error(NotACatalog(path, "not a SQLite database"));
+    return app_id.status();
+  }
+  FATHOM_ASSIGN_OR_RETURN(int64_t objects,
+                          db.QueryInt("SELECT count(*) FROM sqlite_schema", "reading the schema"));
+  if (app_id.value() != kCatalogApplicationId) {
+    if (objects > 0 || read_only) {
+      return Status::Error(NotACatalog(
+          path, app_id.value() == 1179928653 ? "it is a fathom event store"
+                                             : "a SQLite database of another application"));
+    }
+    return int64_t{0};
+  }
+  FATHOM_ASSIGN_OR_RETURN(int64_t version,
+                          db.QueryInt("PRAGMA user_version", "reading the schema version"));
+  if (version > kCatalogSchemaVersion) {
+    return Status::Error("catalog " + path + " has schema version " + std::to_string(version) +
+                         ", newer than this fathom understands (" +
+                         std::to_string(kCatalogSchemaVersion) + "): use a newer fathom");
+  }
+  if (version < 1) {
+    return Status::Error("catalog " + path +
+                         " has no schema version: it is damaged; move it aside and build a new "
+                         "catalog with a scan");
+  }
+  return version;
+}
+
+Status PrepareWriter(const store::Connection& db) {
+  std::string mode;
+  {
+    FATHOM_ASSIGN_OR_RETURN(store::Statement wal,
+                            db.Prepare("PRAGMA journal_mode=WAL", "switching to WAL mode"));
+    int rc = sqlite3_step(wal.get());
+    if (rc != SQLITE_ROW) return db.Error(rc, "switching to WAL mode");
+    mode = wal.ColumnText(0);
+  }
+  if (mode != "wal") {
+    return Status::Error("catalog " + db.path() + ": cannot use WAL mode there (journal mode stays '" +
+                         mode + "'); put the catalog on a local file system");
+  }
+  // WAL with synchronous=NORMAL: a committed transaction survives a crash of the process
+  // (SIGKILL) whole or not at all; a power loss may lose the last commits, never consistency.
+  FATHOM_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;"
+                                 " PRAGMA temp_store=MEMORY; PRAGMA journal_size_limit=67108864",
+                                 "setting the writer's pragmas"));
+  FATHOM_RETURN_IF_ERROR(db.Exec("BEGIN IMMEDIATE", "locking the catalog to create its schema"));
+  auto app_id = db.QueryInt("PRAGMA application_id", "reading the file header");
+  Status created = app_id.ok() ? Status::Ok() : app_id.status();
+  if (created.ok() && app_id.value() != kCatalogApplicationId) {
+    created = db.Exec(kCreateSchema, "creating the schema");
+  }
+  if (created.ok()) created = db.Exec("COMMIT", "committing the schema");
+  if (!created.ok()) db.RollbackIfOpen();
+  return created;
+}
+
+}  // namespace
+
+const store::SqliteFileKind kCatalogFile = {
+    .noun = "catalog",
+    .no_space = "no space left on the file system holding the catalog",
+    .no_space_remedy = "free space there (the catalog needs about 200 bytes per entry), or "
+                       "move the catalog to a larger file system",
+    .io_remedy = "check the device and file system holding the catalog",
+    .locked = "the catalog stayed locked by another writer past the busy timeout; only one "
+              "process may write a catalog at a time",
+    .damaged = "the file is damaged (corrupt); move it aside and build a new catalog with a "
+               "scan",
+    .not_a_database = "not a fathom catalog (not a SQLite database)",
+    .read_only = "the catalog cannot be written (read-only file, directory or file system); "
+                 "check permissions, or open it read-only",
+    .read_only_fs = "the file system holding the catalog is mounted read-only",
+    .read_only_fs_remedy = "open it read-only to query it",
+};
+
+Result<store::Connection> OpenSqliteCatalog(const std::string& path, bool read_only) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      return Status::Error(path + " is a directory, not a fathom catalog: give the catalog's file");
+    }
+  } else if (read_only) {
+    return Status::Error("no catalog at " + path + ": create it with a scan first",
+                         std::error_code(errno, std::generic_category()));
+  }
+  int flags = SQLITE_OPEN_NOMUTEX |
+              (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  FATHOM_ASSIGN_OR_RETURN(store::Connection db,
+                          store::Connection::Open(path, flags, kBusyTimeoutMs, {}, kCatalogFile));
+  FATHOM_RETURN_IF_ERROR(CheckIdentity(db, read_only).status());
+  if (!read_only) FATHOM_RETURN_IF_ERROR(PrepareWriter(db));
+  return db;
+}
+
+}  // namespace fathom::catalog
