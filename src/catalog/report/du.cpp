@@ -22,8 +22,15 @@ struct OpenDir {
 
 class DuRun {
  public:
-  DuRun(Catalog& catalog, const DuOptions& options, const DuSink& sink)
-      : catalog_(catalog), options_(options), sink_(sink) {}
+  DuRun(Catalog& catalog, const DuOptions& options, const DuSink& sink, bool several_args)
+      : catalog_(catalog),
+        options_(options),
+        sink_(sink),
+        format_(options.format),
+        hash_all_(several_args && !options.count_links) {
+    // Counts of entries are never scaled by a block size (GNU: --inodes sets it to 1).
+    if (options.inodes) format_.block_size = 1;
+  }
 
   Status List(const std::string& arg) {
     std::string path = CatalogPath(arg, options_.cwd);
@@ -32,16 +39,22 @@ class DuRun {
       sink_.missing(arg);
       return Status::Ok();
     }
+    // Met already under an earlier argument: GNU neither counts nor lists it again.
+    if (hash_all_ && CountedUnder(path)) return Status::Ok();
+    uint64_t amount = 0;
     if (IsDir(node->attrs) && MaxDepth() == 0 && options_.filter.empty()) {
       FATHOM_ASSIGN_OR_RETURN(Totals totals, catalog_.Usage(node->id, options_.count_links));
-      uint64_t amount = options_.inodes          ? totals.entries()
-                        : options_.apparent_size ? static_cast<uint64_t>(std::max<int64_t>(totals.size, 0))
-                                                 : static_cast<uint64_t>(totals.blocks) * 512;
+      amount = options_.inodes          ? totals.entries()
+               : options_.apparent_size ? static_cast<uint64_t>(std::max<int64_t>(totals.size, 0))
+                                        : static_cast<uint64_t>(totals.blocks) * 512;
+      if (hash_all_) amount -= CountedBelow(path);
       Print(amount, arg);
-      total_ += amount;
-      return Status::Ok();
+    } else {
+      FATHOM_ASSIGN_OR_RETURN(amount, Walk(arg, path));
     }
-    return Walk(arg, path);
+    total_ += amount;
+    if (hash_all_) counted_.emplace_back(path, amount);
+    return Status::Ok();
   }
 
   void PrintTotal() { Print(total_, "total"); }
@@ -56,13 +69,39 @@ class DuRun {
     return static_cast<uint64_t>(std::max<int64_t>(attrs.blocks, 0)) * 512;
   }
 
-  // A file met again under another name (GNU: counted and listed at its first name only).
+  // An entry met again (GNU: counted and listed the first time only): a file under another
+  // name, or with several arguments anything an earlier one held.
   bool SeenBefore(const Attrs& attrs) {
-    if (options_.count_links || IsDir(attrs) || attrs.nlink <= 1) return false;
+    if (options_.count_links) return false;
+    if (!hash_all_ && (IsDir(attrs) || attrs.nlink <= 1)) return false;
     return !seen_.emplace(attrs.dev, attrs.ino).second;
   }
 
-  Status Walk(const std::string& arg, const std::string& start) {
+  bool CountedUnder(std::string_view path) const {
+    for (const auto& [earlier, amount] : counted_) {
+      if (IsUnder(path, earlier)) return true;
+    }
+    return false;
+  }
+
+  // What earlier arguments below `path` counted (an argument summarized from the kept totals
+  // leaves no entries in seen_).
+  uint64_t CountedBelow(std::string_view path) const {
+    uint64_t sum = 0;
+    for (const auto& [earlier, amount] : counted_) {
+      if (IsUnder(earlier, path)) sum += amount;
+    }
+    return sum;
+  }
+
+  static bool IsUnder(std::string_view path, std::string_view dir) {
+    if (dir == "/") return true;
+    return path.size() >= dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+           (path.size() == dir.size() || path[dir.size()] == '/');
+  }
+
+  // Lists one argument by walking it; returns what it counted.
+  Result<uint64_t> Walk(const std::string& arg, const std::string& start) {
     std::vector<OpenDir> open;
     uint64_t arg_amount = 0;
     // Closes the directories at `depth` and below: each is listed, and its size added to the
@@ -82,7 +121,8 @@ class DuRun {
     FATHOM_RETURN_IF_ERROR(catalog_.Walk(start, [&](const Visit& visit) {
       close_to(visit.depth);
       const Attrs& attrs = visit.node.attrs;
-      if (SeenBefore(attrs)) return WalkStep::kContinue;
+      bool earlier_argument = hash_all_ && visit.depth > 0 && IsDir(attrs) && CountedUnder(visit.path);
+      if (earlier_argument || SeenBefore(attrs)) return WalkStep::kSkipChildren;
       uint64_t amount = Amount(attrs);
       if (IsDir(attrs)) {
         open.push_back({visit.depth, DisplayPath(arg, start, visit.path), amount});
@@ -99,12 +139,11 @@ class DuRun {
       return WalkStep::kContinue;
     }));
     close_to(0);
-    total_ += arg_amount;
-    return Status::Ok();
+    return arg_amount;
   }
 
   void Print(uint64_t amount, std::string_view what) {
-    std::string line = FormatAmount(amount, options_.format);
+    std::string line = FormatAmount(amount, format_);
     line.push_back('\t');
     line.append(what);
     line.push_back(options_.line_end);
@@ -114,6 +153,9 @@ class DuRun {
   Catalog& catalog_;
   const DuOptions& options_;
   const DuSink& sink_;
+  SizeFormat format_;
+  const bool hash_all_;
+  std::vector<std::pair<std::string, uint64_t>> counted_;  // arguments listed, what they counted
   std::set<std::pair<uint64_t, uint64_t>> seen_;  // (dev, ino) of files with several names
   uint64_t total_ = 0;
 };
@@ -122,7 +164,7 @@ class DuRun {
 
 Status Du(Catalog& catalog, const std::vector<std::string>& args, const DuOptions& options,
           const DuSink& sink) {
-  DuRun run(catalog, options, sink);
+  DuRun run(catalog, options, sink, args.size() > 1);
   for (const std::string& arg : args) FATHOM_RETURN_IF_ERROR(run.List(arg));
   if (options.total) run.PrintTotal();
   return Status::Ok();

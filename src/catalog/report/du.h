@@ -4,11 +4,13 @@
 // Contract: for each argument, the lines GNU du prints for the same tree and options — the
 // size of each directory (post-order, children in byte order of their names; GNU follows
 // readdir order), of each other entry with `all`, the `total` line with `total`; a file with
-// several links counted once, at the first name met (every name with `count_links`). A
-// directory summarized without bounds (`max_depth` 0) is answered from the catalog's kept
-// totals (Catalog::Usage: the same cost whatever its size); a hard link shared between two
-// such arguments is then counted in both, where GNU counts it in the first only. Anything
-// else walks the catalog. The file system is never read.
+// several links counted once, at the first name met, and with several arguments anything an
+// earlier argument held counted and listed once (neither with `count_links`). A directory
+// summarized without bounds (`max_depth` 0) is answered from the catalog's kept totals
+// (Catalog::Usage: the same cost whatever its size, less what earlier arguments below it
+// counted); a file with two names under two such arguments is then counted in both, where
+// GNU counts it in the first only. Anything else walks the catalog. The file system is never
+// read.
 //
 // Ownership: Du() reads `catalog` and writes through `sink` during the call only. Threads:
 // one, like the Catalog.
