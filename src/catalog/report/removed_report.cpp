@@ -17,10 +17,6 @@ Result<Table> RemovedList(Catalog& catalog, const std::string& path, int64_t sin
   uint64_t count = 0;
   uint64_t bytes = 0;
   FATHOM_RETURN_IF_ERROR(catalog.Removed(prefix, since_ns, [&](const RemovedEntry& e) {
-    // The catalog matches a prefix of characters; keep the path itself and what is below it.
-    if (!prefix.empty() && e.path != prefix && e.path.compare(0, prefix.size() + 1, prefix + "/") != 0) {
-      return true;
-    }
     uint64_t size = static_cast<uint64_t>(std::max<int64_t>(e.attrs.size, 0));
     t.rows.push_back({DateCell(e.removal.time_ns), TextCell(e.path), TextCell(TypeName(e.attrs.mode)),
                       SizeCell(size), TextCell(UserName(e.attrs.uid)),
