@@ -25,7 +25,7 @@ struct DuArgs {
   bool count_links = false;
   bool null_end = false;
   int max_depth = -1;
-  std::vector<std::string> block_sizes;
+  std::string block_size_spec;  // the last -B given
   std::string user, group, type;
   // The options that set how sizes are written, to apply in the order they were given.
   CLI::Option* human = nullptr;
@@ -47,7 +47,6 @@ Result<catalog::report::SizeFormat> DefaultFormat() {
 Result<catalog::report::DuOptions> MakeOptions(const CLI::App& cmd, const DuArgs& args) {
   catalog::report::DuOptions options;
   FATHOM_ASSIGN_OR_RETURN(options.format, DefaultFormat());
-  size_t next_block_size = 0;
   options.apparent_size = args.apparent_size;
   for (const CLI::Option* opt : cmd.parse_order()) {
     if (opt == args.human) {
@@ -60,8 +59,8 @@ Result<catalog::report::DuOptions> MakeOptions(const CLI::App& cmd, const DuArgs
     } else if (opt == args.mega) {
       options.format = catalog::report::BlockSize(1024 * 1024);
     } else if (opt == args.block_size) {
-      const std::string& spec = args.block_sizes.at(next_block_size++);
-      FATHOM_ASSIGN_OR_RETURN(options.format, catalog::report::ParseBlockSize(spec));
+      // Only the last unit option counts, and when it is -B, the last -B's value.
+      FATHOM_ASSIGN_OR_RETURN(options.format, catalog::report::ParseBlockSize(args.block_size_spec));
     }
   }
   if (args.summarize && args.all) {
@@ -142,11 +141,11 @@ CommandRunner AddDuCommand(CLI::App& app) {
   args->bytes = cmd->add_flag("-b,--bytes")->description("Apparent sizes in bytes (--apparent-size -B 1)");
   cmd->add_flag("--apparent-size", args->apparent_size,
                 "File sizes (st_size) rather than space used (st_blocks)");
-  args->block_size = cmd->add_option("-B,--block-size", args->block_sizes,
+  args->block_size = cmd->add_option("-B,--block-size", args->block_size_spec,
                                      "Sizes in units of SIZE (1, 4K, 1KB, 1M; a unit alone, K or "
                                      "MB, is also printed)")
                          ->type_name("SIZE")
-                         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+                         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   args->kilo = cmd->add_flag("-k")->description("-B 1K");
   args->mega = cmd->add_flag("-m")->description("-B 1M");
   cmd->add_flag("--inodes", args->inodes, "Count entries instead of sizes");
