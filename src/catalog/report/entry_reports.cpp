@@ -148,18 +148,18 @@ Result<Table> EntryInfo(Catalog& catalog, const std::string& path) {
 std::string RenderEntryInfo(const Table& table, TableFormat format) {
   if (format == TableFormat::kJson) {
     // One object: attribute -> value, "path" a list of every name.
-    nlohmann::json doc = nlohmann::json::object();
-    doc["path"] = nlohmann::json::array();
+    nlohmann::ordered_json doc = nlohmann::ordered_json::object();
+    doc["path"] = nlohmann::ordered_json::array();
     for (const auto& r : table.rows) {
-      nlohmann::json value = r[1].number ? nlohmann::json::parse(r[1].raw) : nlohmann::json(r[1].raw);
+      nlohmann::ordered_json value = r[1].number ? nlohmann::ordered_json::parse(r[1].raw) : nlohmann::ordered_json(r[1].raw);
       if (r[0].raw == "path") {
         doc["path"].push_back(std::move(value));
       } else {
         doc[r[0].raw] = std::move(value);
       }
     }
-    nlohmann::json report = {{"report", table.name}, {"entry", std::move(doc)}};
-    return report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    nlohmann::ordered_json report = {{"report", table.name}, {"entry", std::move(doc)}};
+    return report.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   }
   std::string out;
   for (const auto& r : table.rows) {

@@ -14,22 +14,22 @@ void AppendPadded(std::string& out, const std::string& text, int width) {
 }
 
 std::string RenderJson(const Table& table) {
-  nlohmann::json rows = nlohmann::json::array();
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (size_t r = 0; r < table.rows.size(); ++r) {
-    nlohmann::json row = nlohmann::json::object();
+    nlohmann::ordered_json row = nlohmann::ordered_json::object();
     if (table.ranked) row["rank"] = r + 1;
     for (size_t c = 0; c < table.columns.size() && c < table.rows[r].size(); ++c) {
       const Cell& cell = table.rows[r][c];
       if (cell.number) {
-        row[table.columns[c].name] = nlohmann::json::parse(cell.raw);
+        row[table.columns[c].name] = nlohmann::ordered_json::parse(cell.raw);
       } else {
         row[table.columns[c].name] = cell.raw;
       }
     }
     rows.push_back(std::move(row));
   }
-  nlohmann::json doc = {{"report", table.name}, {"rows", std::move(rows)}};
-  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  nlohmann::ordered_json doc = {{"report", table.name}, {"rows", std::move(rows)}};
+  return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace
