@@ -132,7 +132,7 @@ CommandRunner AddDuCommand(CLI::App& app) {
       "  fathom du --catalog /var/lib/fathom/scratch.db -sh /scratch/alice\n"
       "  fathom du -d 1 -h /scratch | sort -h\n"
       "  fathom du -s -u alice -t f /scratch     # only alice's regular files\n"
-      "  fathom du --inodes -s /scratch/*       (paths as the catalog names them)");
+      "  fathom du --inodes -d 1 /scratch");
   AddCatalogOption(*cmd, args->catalog);
   cmd->add_option("PATH", args->paths, "Paths to measure, as the catalog names them (default .)");
   cmd->add_flag("-s,--summarize", args->summarize, "Only a total for each argument");
