@@ -19,6 +19,8 @@
 // observation older than what the catalog holds about that object is ignored, so that a
 // scan running while events are applied cannot undo a newer event (a name an event removed
 // at T is not brought back by a listing made before T; a rename applied at T is not undone).
+// Equal times apply (the later call wins). Tombstones of removed objects are kept as long as
+// the removed entries (removed_retention); an observation older than that may resurrect.
 //
 // Backends: SQLite (one writer at a time, WAL, batched transactions) and PostgreSQL, chosen
 // by URI, with the same results. A Catalog object is used from one thread at a time; any
@@ -102,6 +104,9 @@ struct Totals {
   uint64_t others = 0;            // devices, FIFOs, sockets
   int64_t size = 0;
   int64_t blocks = 0;             // 512-byte blocks
+  // The newest mtime in the set. Kept subtree totals hold a high-water mark: additions raise
+  // it, removals do not lower it (Recount(true) does); Recount() reports only a mark below
+  // the real newest mtime.
   int64_t max_mtime_ns = 0;
   uint64_t entries() const { return files + dirs + symlinks + others; }
   friend bool operator==(const Totals&, const Totals&) = default;
@@ -180,6 +185,9 @@ struct CatalogOptions {
 
 // One transaction of changes, applied in order; statistics follow each change. Nothing is
 // visible to readers, nor durable, before Commit(). Dropped without Commit(): rolled back.
+// One batch at a time per Catalog, which must outlive it; queries on the Catalog while a
+// batch is open see its names and entries but the kept statistics only after Commit().
+// After a change fails, the batch refuses further work: drop it and begin again.
 class Batch {
  public:
   virtual ~Batch() = default;
@@ -203,7 +211,9 @@ class Batch {
   // directory with its whole subtree. A name the catalog does not hold is not an error.
   virtual Status Remove(EntryId parent, std::string_view name, const Removal& removal) = 0;
   // Renames (parent, name) to (new_parent, new_name), replacing what is there (recorded as
-  // removed with `replaced`): one name update whatever the subtree below it.
+  // removed with `replaced`): one name update whatever the subtree below it. A name the
+  // catalog does not hold is not an error (nothing moves: Put the new name); a directory
+  // cannot move into its own subtree, nor over a directory holding it.
   virtual Status Move(EntryId parent, std::string_view name, EntryId new_parent,
                       std::string_view new_name, const Observation& seen,
                       const Removal& replaced) = 0;

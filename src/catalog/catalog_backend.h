@@ -62,6 +62,7 @@ class CatalogBackend {
   virtual int schema_version() const = 0;
   virtual bool read_only() const = 0;
 
+  virtual bool InWrite() const = 0;  // between BeginWrite() and its end
   virtual Status BeginWrite() = 0;
   virtual Status CommitWrite() = 0;
   virtual void RollbackWrite() = 0;

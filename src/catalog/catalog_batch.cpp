@@ -41,6 +41,12 @@ class CatalogBatch final : public Batch {
                           const Observation& seen) override {
     FATHOM_RETURN_IF_ERROR(Usable());
     FATHOM_RETURN_IF_ERROR(CheckPath(path));
+    FATHOM_ASSIGN_OR_RETURN(Located at, LocatePath(b_, path));
+    if (at.parent != 0) {
+      return Status::Error("catalog " + b_.location() + ": " + std::string(path) +
+                           " lies in a directory the catalog holds, so it is not a root: put it "
+                           "there with Put");
+    }
     return Track(PutName(0, path, attrs, seen));
   }
 
@@ -384,6 +390,10 @@ Result<std::unique_ptr<Batch>> BeginBatch(CatalogBackend& backend, std::chrono::
                          " was opened read-only, so it cannot be changed: open it without "
                          "read_only to write",
                          std::make_error_code(std::errc::read_only_file_system));
+  }
+  if (backend.InWrite()) {
+    return Status::Error("catalog " + backend.location() +
+                         ": a batch is already open on this catalog: commit or drop it first");
   }
   FATHOM_RETURN_IF_ERROR(backend.BeginWrite());
   auto last_id = backend.LastEntryId();

@@ -59,8 +59,9 @@ class CatalogImpl final : public Catalog {
                            std::to_string(generation) + ": begin a scan with BeginScan");
     }
     if (scan->finished) return Status::Ok();
-    // The names under the root that the scan did not see and nothing observed since it
-    // started; below such a directory everything goes with it, so it is not descended.
+    // The names under the root that the scan did not see, unless their object was observed
+    // since the scan started by something else than the scan (an event); below such a
+    // directory everything goes with it, so it is not descended.
     std::vector<std::pair<EntryId, std::string>> unseen;
     FATHOM_ASSIGN_OR_RETURN(Located root, LocatePath(*b_, scan->root));
     std::vector<EntryId> dirs;
@@ -70,7 +71,8 @@ class CatalogImpl final : public Catalog {
       dirs.pop_back();
       FATHOM_ASSIGN_OR_RETURN(auto children, b_->Children(dir));
       for (const auto& [name, entry] : children) {
-        if (name.generation != generation && entry.seen_ns < scan->started_ns) {
+        bool event_since = entry.seen_ns >= scan->started_ns && entry.generation != generation;
+        if (name.generation != generation && !event_since) {
           unseen.emplace_back(dir, name.name);
         } else if (S_ISDIR(entry.attrs.mode)) {
           dirs.push_back(entry.id);
@@ -146,26 +148,31 @@ class CatalogImpl final : public Catalog {
       }
       return &dirs.emplace(dir, std::make_pair(std::move(path), depth)).first->second;
     };
-    std::vector<EntryRow> chosen;
-    FATHOM_RETURN_IF_ERROR(b_->SelectEntries(selection, [&](const EntryRow& e) {
-      chosen.push_back(e);
-      return true;
-    }));
-    for (const EntryRow& entry : chosen) {
-      FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, b_->NamesOf(entry.id));
-      for (const NameRow& n : names) {
-        Node node = ToNode(n, entry);
+    Status failed;
+    FATHOM_RETURN_IF_ERROR(b_->SelectEntries(selection, [&](const EntryRow& entry) {
+      auto names = b_->NamesOf(entry.id);
+      if (!names.ok()) {
+        failed = names.status();
+        return false;
+      }
+      for (const NameRow& n : names.value()) {
         std::string path = n.name;
         int depth = 0;
         if (n.parent != 0) {
-          FATHOM_ASSIGN_OR_RETURN(const auto* dir, dir_path(n.parent));
-          path = JoinPath(dir->first, n.name);
-          depth = dir->second + 1;
+          auto dir = dir_path(n.parent);
+          if (!dir.ok()) {
+            failed = dir.status();
+            return false;
+          }
+          path = JoinPath(dir.value()->first, n.name);
+          depth = dir.value()->second + 1;
         }
-        if (!fn(Visit{node, path, depth})) return Status::Ok();
+        Node node = ToNode(n, entry);
+        if (!fn(Visit{node, path, depth})) return false;
       }
-    }
-    return Status::Ok();
+      return true;
+    }));
+    return failed;
   }
 
   Result<Totals> Subtree(EntryId dir) override {

@@ -232,6 +232,7 @@ class SqliteBackend final : public CatalogBackend {
   int schema_version() const override { return kCatalogSchemaVersion; }
   bool read_only() const override { return read_only_; }
 
+  bool InWrite() const override { return sqlite3_get_autocommit(db_.get()) == 0; }
   Status BeginWrite() override { return db_.Exec("BEGIN IMMEDIATE", "starting a transaction"); }
   Status CommitWrite() override {
     Status status = db_.Exec("COMMIT", "committing a transaction");

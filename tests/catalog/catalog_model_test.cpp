@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -95,11 +96,14 @@ struct Model {
     }
     return t;
   }
-  void Walk(uint64_t dir, const std::string& path, std::vector<std::string>& out) const {
+  // Pre-order "path ino size" lines; `paths` gathers every path of each object.
+  void Walk(uint64_t dir, const std::string& path, std::vector<std::string>& out,
+            std::map<uint64_t, std::vector<std::string>>& paths) const {
     for (const auto& [name, ino] : Children(dir)) {
       std::string child = path + "/" + name;
       out.push_back(child + " " + std::to_string(ino) + " " + std::to_string(objects.at(ino).size));
-      if (IsDir(ino)) Walk(ino, child, out);
+      paths[ino].push_back(child);
+      if (IsDir(ino)) Walk(ino, child, out, paths);
     }
   }
 };
@@ -114,7 +118,7 @@ class ModelTest : public ::testing::TestWithParam<uint32_t> {
 
   int64_t Tick() { return clock_ += 1000; }
   uint64_t Pick(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
-  std::string RandomName() { return "n" + std::to_string(Pick(12)); }
+  std::string RandomName() { return "n" + std::to_string(Pick(30)); }
   std::vector<uint64_t> Dirs() const {
     std::vector<uint64_t> dirs;
     for (const auto& [ino, attrs] : model_.objects) {
@@ -149,11 +153,11 @@ class ModelTest : public ::testing::TestWithParam<uint32_t> {
     uint64_t op = Pick(100);
     std::vector<uint64_t> dirs = Dirs();
     uint64_t dir = dirs[Pick(dirs.size())];
-    if (op < 35) {  // a new object (directory, file, linkable file, symlink), maybe replacing
+    if (op < 45) {  // a new object (directory, file, linkable file, symlink), maybe replacing
       uint64_t ino = next_ino_++;
       Attrs a = NewAttrs(ino, static_cast<int>(Pick(4)));
       Put(b, dir, RandomName(), a);
-    } else if (op < 45) {  // one more name of a linkable file
+    } else if (op < 57) {  // one more name of a linkable file
       std::vector<uint64_t> linkable;
       for (const auto& [ino, attrs] : model_.objects) {
         if (S_ISREG(attrs.mode) && attrs.nlink > 1) linkable.push_back(ino);
@@ -166,7 +170,7 @@ class ModelTest : public ::testing::TestWithParam<uint32_t> {
       Attrs a = model_.objects.at(ino);
       a.ctime_ns = Tick();
       Put(b, dir, name, a);
-    } else if (op < 55) {  // new attributes
+    } else if (op < 67) {  // new attributes
       auto name = ExistingName();
       if (!name) return;
       uint64_t ino = model_.names.at(*name);
@@ -176,7 +180,7 @@ class ModelTest : public ::testing::TestWithParam<uint32_t> {
       a.uid = 1000 + static_cast<uint32_t>(Pick(3));
       a.mtime_ns = Tick();
       Put(b, name->first, name->second, a);
-    } else if (op < 62) {  // a rename the catalog missed, seen by a scan
+    } else if (op < 75) {  // a rename the catalog missed, seen by a scan
       auto name = ExistingName();
       if (!name) return;
       uint64_t ino = model_.names.at(*name);
@@ -190,9 +194,11 @@ class ModelTest : public ::testing::TestWithParam<uint32_t> {
         return;
       }
       Put(b, dir, target, a);
-    } else if (op < 80) {  // a removal
+    } else if (op < 85) {  // a removal (of a populated directory, now and then)
       auto name = ExistingName();
       if (!name) return;
+      uint64_t ino = model_.names.at(*name);
+      if (model_.IsDir(ino) && !model_.Children(ino).empty() && Pick(4) != 0) return;
       ASSERT_TRUE(b.Remove(id_.at(name->first), name->second, Removal{Tick(), 1, {}, {}}).ok());
       model_.RemoveName(name->first, name->second);
     } else {  // a rename, across levels, maybe over another name
@@ -232,7 +238,13 @@ class ModelTest : public ::testing::TestWithParam<uint32_t> {
 
   void Compare() {
     std::vector<std::string> expected;
-    model_.Walk(kRootIno, "/m", expected);
+    std::map<uint64_t, std::vector<std::string>> paths;
+    model_.Walk(kRootIno, "/m", expected, paths);
+    for (auto& [ino, list] : paths) {
+      if (list.size() < 2) continue;
+      std::sort(list.begin(), list.end());
+      EXPECT_EQ(catalog_->Paths(id_.at(ino)).value(), list) << "paths of " << ino;
+    }
     std::vector<std::string> walked;
     std::map<uint64_t, EntryId> dirs;
     ASSERT_TRUE(catalog_->Walk("/m", [&](const Visit& v) {
@@ -294,7 +306,7 @@ TEST_P(ModelTest, RandomChangesKeepEveryStatisticEqualToTheModel) {
     model_.names[{0, "/m"}] = kRootIno;
     ASSERT_TRUE(b->Commit().ok());
   }
-  for (int commit = 0; commit < 60; ++commit) {
+  for (int commit = 0; commit < 80; ++commit) {
     auto b = catalog_->Begin().value();
     int steps = 1 + static_cast<int>(Pick(40));
     for (int i = 0; i < steps; ++i) {

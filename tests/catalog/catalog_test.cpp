@@ -2,6 +2,7 @@
 // populated directories, hard links, replacements, removals with their last paths, stale
 // observations, scans by generation, stream positions and the kept statistics.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <chrono>
 
@@ -283,6 +284,9 @@ TEST_F(CatalogTest, UncommittedBatchIsRolledBackAndCommitRecordsTheStreamPositio
   EXPECT_EQ(Id("/r"), 0);
   auto b = Begin();
   PutSmallTree(*b);
+  auto second = catalog_->Begin();
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find("a batch is already open"), std::string::npos);
   ASSERT_TRUE(b->Commit("events", 1234).ok());
   EXPECT_FALSE(b->Commit().ok());  // a batch commits once
   EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->LastApplied("events")), 1234u);
@@ -412,6 +416,28 @@ TEST_F(CatalogTest, ScanGenerationRemovesOnlyUnseenNamesNotObservedSince) {
   EXPECT_FALSE(catalog_->FinishScan(second + 5, nullptr).ok());
 }
 
+TEST_F(CatalogTest, ScanRemovesAHardLinkItDidNotSeeWhileKeepingTheNameItSaw) {
+  uint64_t first = FATHOM_TEST_VALUE(catalog_->BeginScan("/r", false));
+  auto b = Begin();
+  int64_t now = NowNs();
+  EntryId r = FATHOM_TEST_VALUE(b->PutRoot("/r", DirAttrs(1), At(now, first)));
+  FATHOM_TEST_VALUE(b->Put(r, "seen", FileAttrs(2, 10, 1000, 2), At(now, first)));
+  FATHOM_TEST_VALUE(b->Put(r, "stale", FileAttrs(2, 10, 1000, 2), At(now, first)));
+  ASSERT_TRUE(b->Commit().ok());
+  ASSERT_TRUE(catalog_->FinishScan(first, nullptr).ok());
+  uint64_t second = FATHOM_TEST_VALUE(catalog_->BeginScan("/r", false));
+  b = Begin();
+  now = NowNs();
+  FATHOM_TEST_VALUE(b->PutRoot("/r", DirAttrs(1), At(now, second)));
+  EntryId id = FATHOM_TEST_VALUE(b->Put(r, "seen", FileAttrs(2, 10, 1000, 1), At(now, second)));
+  ASSERT_TRUE(b->Commit().ok());
+  ASSERT_TRUE(catalog_->FinishScan(second, nullptr).ok());
+  EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->Paths(id)), std::vector<std::string>{"/r/seen"});
+  EXPECT_TRUE(RemovedPaths().empty());  // the object lives on under its other name
+  EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->Usage(r, false)), FATHOM_TEST_VALUE(catalog_->Subtree(r)));
+  EXPECT_TRUE(FATHOM_TEST_VALUE(catalog_->Recount(false)).ok());
+}
+
 TEST_F(CatalogTest, ResumedScanReturnsTheUnfinishedGeneration) {
   uint64_t first = FATHOM_TEST_VALUE(catalog_->BeginScan("/r", false));
   EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->BeginScan("/r", true)), first);
@@ -430,6 +456,10 @@ TEST_F(CatalogTest, PutRefusesBadNamesAndParentsThatAreNotDirectories) {
     ASSERT_FALSE(bad_name.ok());
     EXPECT_NE(bad_name.status().message().find("'a/b'"), std::string::npos);
     EXPECT_FALSE(b->PutRoot("relative", DirAttrs(9), At(T(1))).ok());
+    auto nested = b->PutRoot("/r/sub", DirAttrs(10), At(T(1)));
+    ASSERT_FALSE(nested.ok());
+    EXPECT_NE(nested.status().message().find("/r/sub lies in a directory the catalog holds"),
+              std::string::npos);
     ASSERT_TRUE(b->Commit().ok());
   }
   {
@@ -445,6 +475,49 @@ TEST_F(CatalogTest, PutRefusesBadNamesAndParentsThatAreNotDirectories) {
   auto missing = b->Put(999, "g", FileAttrs(3, 1), At(T(1)));
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("entry 999 is not in the catalog"), std::string::npos);
+}
+
+TEST_F(CatalogTest, RecountReportsTamperedStatisticsAndRepairsThem) {
+  auto b = Begin();
+  PutSmallTree(*b);
+  ASSERT_TRUE(b->Commit().ok());
+  EntryId a = Id("/r/a");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ / "catalog.db").c_str(), &db), SQLITE_OK);
+  std::string tamper = "UPDATE tree SET files = files + 5 WHERE id = " + std::to_string(a) +
+                       "; UPDATE acct SET count = count + 1 WHERE type = " + std::to_string(S_IFDIR);
+  EXPECT_EQ(sqlite3_exec(db, tamper.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  RecountReport report = FATHOM_TEST_VALUE(catalog_->Recount(false));
+  EXPECT_EQ(report.entries, 5u);
+  EXPECT_EQ(report.names, 5u);
+  ASSERT_EQ(report.differences.size(), 2u);
+  EXPECT_EQ(report.differences[0], "accounting uid=1000 gid=100 type=dir: count 5 != 4");
+  EXPECT_EQ(report.differences[1].rfind("subtree of directory " + std::to_string(a) + ": kept files 6,", 0), 0u)
+      << report.differences[1];
+  EXPECT_FALSE(FATHOM_TEST_VALUE(catalog_->Recount(true)).ok());  // reports what it repaired
+  EXPECT_TRUE(FATHOM_TEST_VALUE(catalog_->Recount(false)).ok());
+  EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->Subtree(a)).files, 1u);
+}
+
+TEST_F(CatalogTest, RemovedEntriesOlderThanTheRetentionExpireAtCommit) {
+  CatalogOptions options;
+  options.uri = dir_ / "short.db";
+  options.removed_retention = std::chrono::seconds(60);
+  auto catalog = FATHOM_TEST_VALUE(Catalog::Open(options));
+  auto b = FATHOM_TEST_VALUE(catalog->Begin());
+  EntryId r = FATHOM_TEST_VALUE(b->PutRoot("/r", DirAttrs(1), At(T(0) - 200'000'000'000)));
+  FATHOM_TEST_VALUE(b->Put(r, "old", FileAttrs(2, 1), At(T(0) - 200'000'000'000)));
+  FATHOM_TEST_VALUE(b->Put(r, "new", FileAttrs(3, 1), At(T(0) - 200'000'000'000)));
+  ASSERT_TRUE(b->Remove(r, "old", Removal{T(0) - 120'000'000'000, 1, {}, {}}).ok());
+  ASSERT_TRUE(b->Remove(r, "new", Removal{T(0) - 30'000'000'000, 2, {}, {}}).ok());
+  ASSERT_TRUE(b->Commit().ok());
+  std::vector<uint64_t> events;
+  ASSERT_TRUE(catalog->Removed("", 0, [&](const RemovedEntry& e) {
+    events.push_back(e.removal.event_id);
+    return true;
+  }).ok());
+  EXPECT_EQ(events, std::vector<uint64_t>{2});
 }
 
 TEST(CatalogOpenTest, PostgresqlUriIsRefusedNamingTheAlternative) {
