@@ -151,22 +151,10 @@ class SqliteBackend final : public CatalogBackend {
       Statement* stmt;
       std::string text;
     };
-    std::string update = "UPDATE entries SET ";
-    {
-      std::string cols = attrs + ", seen, gen";
-      size_t start = 0;
-      bool first = true;
-      while (start < cols.size()) {
-        size_t end = cols.find(',', start);
-        if (end == std::string::npos) end = cols.size();
-        std::string col = cols.substr(start, end - start);
-        while (!col.empty() && col.front() == ' ') col.erase(0, 1);
-        update += (first ? "" : ", ") + col + " = ?";
-        first = false;
-        start = end + 1;
-      }
-      update += " WHERE id = ?";
-    }
+    const std::string update =
+        "UPDATE entries SET dev = ?, ino = ?, mode = ?, uid = ?, gid = ?, nlink = ?, size = ?,"
+        " blocks = ?, atime = ?, mtime = ?, ctime = ?, symlink = ?, projid = ?, fid = ?, mdt = ?,"
+        " stripe_count = ?, stripe_size = ?, pool = ?, osts = ?, seen = ?, gen = ? WHERE id = ?";
     const Sql all[] = {
         {&entry_by_id_, "SELECT " + entries + " FROM entries WHERE id = ?"},
         {&entry_by_identity_, "SELECT " + entries + " FROM entries WHERE dev = ? AND ino = ?"},

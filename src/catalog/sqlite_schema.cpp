@@ -3,6 +3,9 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstring>
+
+#include "store/store_files.h"
 
 namespace fathom::catalog {
 namespace {
@@ -148,8 +151,27 @@ Result<store::Connection> OpenSqliteCatalog(const std::string& path, bool read_o
   }
   int flags = SQLITE_OPEN_NOMUTEX |
               (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  FATHOM_ASSIGN_OR_RETURN(store::Connection db,
-                          store::Connection::Open(path, flags, kBusyTimeoutMs, {}, kCatalogFile));
+  // A reader where no -shm file exists nor can be created (read-only media): with no writer
+  // (it would keep one) and nothing in the WAL, the main file is the whole catalog, read as
+  // immutable; with frames in the WAL it cannot be read there.
+  std::string_view uri_query;
+  if (read_only) {
+    const store::StoreFiles files = store::ProbeStoreFiles(path);
+    if (!files.shm_exists && files.create_errno != 0) {
+      if (files.WalHoldsFrames()) {
+        return Status::Error(
+            "cannot read catalog " + path + ": its newest changes are still in " + path +
+                "-wal, and reading them needs " + path +
+                "-shm beside it, which is absent and cannot be created (" +
+                std::strerror(files.create_errno) + "); copy " + path + " and " + path +
+                "-wal together to writable storage and read the copy",
+            std::error_code(files.create_errno, std::generic_category()));
+      }
+      uri_query = "immutable=1";
+    }
+  }
+  FATHOM_ASSIGN_OR_RETURN(store::Connection db, store::Connection::Open(path, flags, kBusyTimeoutMs,
+                                                                        uri_query, kCatalogFile));
   FATHOM_RETURN_IF_ERROR(CheckIdentity(db, read_only).status());
   if (!read_only) FATHOM_RETURN_IF_ERROR(PrepareWriter(db));
   return db;

@@ -93,7 +93,7 @@ TEST(CatalogCrashTest, KilledWriterLeavesExactlyTheCommittedBatches) {
     pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0) Writer(path);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20 + rng() % 150));
+    std::this_thread::sleep_for(std::chrono::milliseconds(40 + rng() % 200));
     ASSERT_EQ(kill(child, SIGKILL), 0);
     int status = 0;
     ASSERT_EQ(waitpid(child, &status, 0), child);

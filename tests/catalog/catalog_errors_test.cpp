@@ -1,7 +1,7 @@
 // Files a catalog refuses, and failures it reports, each with the cause and the fix: a file
 // that is not a catalog (an event store, random bytes, another application's database), a
 // catalog of a newer schema, a damaged catalog, a catalog opened read-only asked to write, a
-// catalog on a read-only file system, a full disk (a small tmpfs mounted by the test).
+// catalog on a read-only file system (read there by a reader all the same), a full disk (a small tmpfs mounted by the test).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/mount.h>
@@ -163,7 +163,7 @@ TEST(CatalogErrorsTest, CatalogOpenedReadOnlyRefusesToWrite) {
   EXPECT_EQ(catalog->Info().value().entries, 11u);
 }
 
-TEST(CatalogErrorsTest, WriterOnAReadOnlyFileSystemIsToldSo) {
+TEST(CatalogErrorsTest, WriterOnAReadOnlyFileSystemIsToldSoWhileAReaderReadsTheCatalog) {
   fathom::testing::TempDir rw;
   fathom::testing::TempDir view;
   {
@@ -177,6 +177,11 @@ TEST(CatalogErrorsTest, WriterOnAReadOnlyFileSystemIsToldSo) {
   std::string error = OpenError(view / "c.db");
   EXPECT_TRUE(Contains(error, "the file system holding the catalog is mounted read-only")) << error;
   EXPECT_TRUE(Contains(error, "open it read-only to query it")) << error;
+  // ... as the message says: a reader reads it there, whole.
+  auto reader = testing::OpenCatalogOrDie(view / "c.db", true);
+  ASSERT_NE(reader, nullptr);
+  EXPECT_EQ(reader->Info().value().entries, 11u);
+  EXPECT_TRUE(reader->Recount(false).value().ok());
 }
 
 // A tmpfs of `size` mounted on `dir` for one test, detached on destruction.
