@@ -51,3 +51,6 @@ fathom_man_page(fathom-lctl lctl lctl "the Lustre emulator's lctl (changelog use
 fathom_man_page(fathom-store fathom fathom "check a store for damage, or save what is readable of a damaged one" ARGS store)
 fathom_man_page(fathom-store-verify fathom fathom "check a store file for damage" ARGS store verify)
 fathom_man_page(fathom-store-recover fathom fathom "copy every readable event of a damaged store into a new one" ARGS store recover)
+fathom_man_page(fathom-du fathom fathom "disk usage from the catalog, as GNU du prints it" ARGS du)
+fathom_man_page(fathom-report fathom fathom "statistics from the catalog, as Robinhood's rbh-report prints them" ARGS report)
+fathom_man_page(fathom-undelete fathom fathom "list what the catalog saw removed" ARGS undelete)

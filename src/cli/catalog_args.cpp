@@ -1,27 +1,26 @@
 #include "cli/catalog_args.h"
 
-#include <cstdlib>
-
 namespace fathom::cli {
 
-void AddCatalogOption(CLI::App& cmd, CatalogArgs& args) {
-  cmd.add_option("--catalog", args.uri,
-                 "The catalog: sqlite:FILE, FILE, or postgresql://USER@HOST/DB (default: "
+void AddCatalogOption(CLI::App& cmd, std::string& uri) {
+  uri = catalog::CatalogOptions{}.uri;
+  cmd.add_option("--catalog", uri,
+                 "The catalog: FILE or sqlite:FILE, or postgresql://USER@HOST/DB (default: "
                  "$FATHOM_CATALOG, else fathom-catalog.db)")
+      ->envname("FATHOM_CATALOG")
       ->type_name("URI");
 }
 
-std::string CatalogUri(const CatalogArgs& args) {
-  if (!args.uri.empty()) return args.uri;
-  if (const char* env = std::getenv("FATHOM_CATALOG"); env != nullptr && *env != '\0') return env;
-  return catalog::CatalogOptions{}.uri;
-}
-
-Result<std::unique_ptr<catalog::Catalog>> OpenCatalog(const CatalogArgs& args, bool read_only) {
+Result<std::unique_ptr<catalog::Catalog>> OpenCatalog(const std::string& uri, bool read_only) {
   catalog::CatalogOptions options;
-  options.uri = CatalogUri(args);
+  options.uri = uri;
   options.read_only = read_only;
-  return catalog::Catalog::Open(options);
+  auto opened = catalog::Catalog::Open(options);
+  if (!opened.ok()) {
+    return Status::Error("cannot open the catalog " + uri + ": " + opened.status().message() +
+                         " (name another with --catalog or FATHOM_CATALOG)");
+  }
+  return std::move(opened).value();
 }
 
 }  // namespace fathom::cli

@@ -1,4 +1,5 @@
-// catalog_args.h — the --catalog option every catalog command takes, and opening it.
+// catalog_args.h — what the catalog commands (scan, catalog, du, report, undelete, find)
+// share: the --catalog option and opening the catalog it names.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,14 +11,11 @@
 
 namespace fathom::cli {
 
-struct CatalogArgs {
-  std::string uri;  // as given; "" = $FATHOM_CATALOG, else fathom-catalog.db
-};
+// Adds --catalog URI (default $FATHOM_CATALOG, else fathom-catalog.db).
+void AddCatalogOption(CLI::App& cmd, std::string& uri);
 
-// Adds --catalog URI (sqlite:FILE, FILE, postgresql://...).
-void AddCatalogOption(CLI::App& cmd, CatalogArgs& args);
-// The URI the arguments name (the option, else $FATHOM_CATALOG, else the default file).
-std::string CatalogUri(const CatalogArgs& args);
-Result<std::unique_ptr<catalog::Catalog>> OpenCatalog(const CatalogArgs& args, bool read_only);
+// Opens `uri` (for reading only, or to write); the error names the catalog and how to name
+// another.
+Result<std::unique_ptr<catalog::Catalog>> OpenCatalog(const std::string& uri, bool read_only);
 
 }  // namespace fathom::cli

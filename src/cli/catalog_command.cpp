@@ -24,7 +24,7 @@ namespace fathom::cli {
 namespace {
 
 struct CatalogCommandArgs {
-  CatalogArgs catalog;
+  std::string catalog;
   // follow, status
   std::string store;
   std::string from;

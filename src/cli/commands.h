@@ -19,5 +19,9 @@ CommandRunner AddKeygenCommand(CLI::App& app);
 CommandRunner AddStoreCommand(CLI::App& app);
 CommandRunner AddScanCommand(CLI::App& app);
 CommandRunner AddCatalogCommand(CLI::App& app);
+CommandRunner AddFindCommand(CLI::App& app);
+CommandRunner AddDuCommand(CLI::App& app);
+CommandRunner AddReportCommand(CLI::App& app);
+CommandRunner AddUndeleteCommand(CLI::App& app);
 
 }  // namespace fathom::cli

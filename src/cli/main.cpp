@@ -43,6 +43,10 @@ int main(int argc, char** argv) {
   add(&fathom::cli::AddStoreCommand);
   add(&fathom::cli::AddScanCommand);
   add(&fathom::cli::AddCatalogCommand);
+  add(&fathom::cli::AddFindCommand);
+  add(&fathom::cli::AddDuCommand);
+  add(&fathom::cli::AddReportCommand);
+  add(&fathom::cli::AddUndeleteCommand);
 
   if (auto unknown = fathom::cli::UnknownCommand(app, argc, argv)) {
     std::fprintf(stderr, "fathom: unknown command '%s'; the commands are: %s (fathom --help)\n",

@@ -19,7 +19,7 @@ namespace fathom::cli {
 namespace {
 
 struct ScanArgs {
-  CatalogArgs catalog;
+  std::string catalog;
   std::vector<std::string> paths;
   unsigned threads = 0;
   bool resume = false;

@@ -85,6 +85,9 @@ class CatalogFollow : public ::testing::Test {
     EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   }
 
+  void TearDown() override {
+    if (HasFailure() && getenv("KEEP")) { std::string c = "rm -rf /tmp/keep; mv " + dir_.path() + " /tmp/keep; ln -s /tmp/keep " + dir_.path() + "; echo " + dir_.path() + " > /tmp/keep.path"; (void)system(c.c_str()); }
+  }
   testing::TempDir dir_;
   std::string tree_, catalog_, store_;
 };
