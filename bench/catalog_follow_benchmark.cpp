@@ -71,7 +71,9 @@ std::unique_ptr<fathom::catalog::Catalog> FreshCatalog(const std::string& path) 
   ::unlink(path.c_str());
   ::unlink((path + "-wal").c_str());
   ::unlink((path + "-shm").c_str());
-  auto catalog = fathom::catalog::Catalog::Open(fathom::catalog::CatalogOptions{.uri = path});
+  fathom::catalog::CatalogOptions options;
+  options.uri = path;
+  auto catalog = fathom::catalog::Catalog::Open(options);
   if (!catalog.ok()) Die(catalog.status().message());
   return std::move(catalog.value());
 }

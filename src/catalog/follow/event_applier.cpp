@@ -48,14 +48,6 @@ Observation At(int64_t time_ns) {
   return seen;
 }
 
-// What a path read now is: the present, while the catalog is at the point of the stream
-// applied so far; another object at that name is left to the stream's later events.
-Observation Present() {
-  Observation seen;
-  seen.time_ns = NowNs();
-  seen.replaces = false;
-  return seen;
-}
 
 bool IsRenamePair(const Event& from, const Event& to) {
   return (from.mask & kind::kMovedFrom) && (to.mask & kind::kMovedTo) && from.cookie != 0 &&
@@ -136,6 +128,7 @@ Status EventApplier::ApplyAll(std::span<const Event> events) {
 }
 
 Status EventApplier::ApplyStretch(std::span<const Event> events, uint64_t through) {
+  stretch_ts_ns_ = events.back().ts_ns;
   FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<Batch> batch, catalog_.Begin());
   for (size_t i = 0; i < events.size(); ++i) {
     FATHOM_RETURN_IF_ERROR(ApplyEvent(*batch, events, i));
@@ -220,7 +213,7 @@ Status EventApplier::RefreshMarked(Batch& batch) {
   for (const std::string& path : marked_.Take()) {
     ++counters_.reads;
     FATHOM_ASSIGN_OR_RETURN(std::optional<Attrs> attrs, ReadLiveAttrs(path));
-    const Observation seen = Present();
+    const Observation seen = AsOfStream();
     if (!attrs) {
       // Gone since: removed (its DELETE follows in the stream) or renamed away, maybe with a
       // directory above it, whose rename then says where to read it.
@@ -242,6 +235,16 @@ Status EventApplier::RefreshMarked(Batch& batch) {
   return Status::Ok();
 }
 
+// A path read now is put as of the stream's point the catalog has reached (the newest event
+// of the stretch), not as of now: the stream's later events about it, older than now, must
+// still apply; and another object at that name is left to those events.
+Observation EventApplier::AsOfStream() const {
+  Observation seen;
+  seen.time_ns = stretch_ts_ns_;
+  seen.replaces = false;
+  return seen;
+}
+
 Result<EntryId> EventApplier::ParentOf(Batch& batch, std::string_view path) {
   const std::string_view dir = DirName(path);
   if (dir.empty() || !UnderRoot(dir)) return EntryId{0};
@@ -252,7 +255,7 @@ Result<EntryId> EventApplier::ParentOf(Batch& batch, std::string_view path) {
   FATHOM_ASSIGN_OR_RETURN(std::optional<Attrs> attrs, ReadLiveAttrs(std::string(dir)));
   ++counters_.reads;
   if (!attrs) return EntryId{0};
-  const Observation seen = Present();
+  const Observation seen = AsOfStream();
   if (std::find(roots_.begin(), roots_.end(), dir) != roots_.end()) {
     return batch.PutRoot(dir, *attrs, seen);
   }

@@ -83,12 +83,14 @@ class EventApplier {
   // 0 when the path lies outside every root or its parent is gone.
   Result<EntryId> ParentOf(Batch& batch, std::string_view path);
   bool UnderRoot(std::string_view path) const;
+  Observation AsOfStream() const;
 
   Catalog& catalog_;
   std::string stream_;
   Rescan rescan_;
   std::vector<std::string> roots_;
   bool roots_loaded_ = false;
+  int64_t stretch_ts_ns_ = 0;  // the newest event's time in the stretch being applied
   DirtyPaths marked_;
   // Paths gone when they were read, kept (in the catalog, with each commit) until a later
   // rename of them or a directory above them says where they are, or a removal drops them.

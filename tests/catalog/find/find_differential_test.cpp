@@ -1,5 +1,5 @@
 // find's engine against GNU find (/usr/bin/find) on generated trees: the same starting
-// points and expression, run over the test catalog (live_catalog.h) and by GNU find on the
+// points and expression, run over the test catalog (scanned_catalog.h) and by GNU find on the
 // same tree, must print the same records (sorted: GNU prints in readdir order) and exit
 // with the same status. Ages are placed at least 15 s from every day and minute boundary
 // of the moment both runs start, so that GNU's own clock cannot change an answer; exact
@@ -15,7 +15,7 @@
 
 #include "catalog/find/find.h"
 #include "catalog/find/find_test_tree.h"
-#include "catalog/find/live_catalog.h"
+#include "catalog/find/scanned_catalog.h"
 
 namespace fathom::catalog::find_testing {
 namespace {
@@ -46,7 +46,7 @@ class FindAgainstGnu : public ::testing::Test {
     int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                          std::chrono::system_clock::now().time_since_epoch()).count();
     Captured gnu = RunCaptured(argv, mount_.path());
-    LiveCatalog catalog(mount_.path());
+    ScannedCatalog catalog(mount_.path());
     std::ostringstream out, err;
     find::RunOptions options;
     options.cwd = mount_.path();
@@ -297,7 +297,7 @@ TEST_F(FindAgainstGnu, DeleteLeavesWhatGnuFindLeavesOnTwinTrees) {
     Captured gnu = RunCaptured(argv, mount_.path());
     std::vector<std::string> args = {our_root};
     args.insert(args.end(), expr.begin(), expr.end());
-    LiveCatalog catalog(mount_.path());
+    ScannedCatalog catalog(mount_.path());
     std::ostringstream out, err;
     find::RunOptions options;
     options.cwd = mount_.path();
@@ -325,7 +325,7 @@ TEST_F(FindAgainstGnu, ExecRunsTheSameCommandsAsGnuFind) {
     auto gnu_args = args(log_gnu);
     argv.insert(argv.end(), gnu_args.begin(), gnu_args.end());
     ASSERT_EQ(RunCaptured(argv, mount_.path()).exit_code, 0);
-    LiveCatalog catalog(mount_.path());
+    ScannedCatalog catalog(mount_.path());
     std::ostringstream out, err;
     find::RunOptions options;
     options.cwd = mount_.path();

@@ -2,7 +2,7 @@
 // fixed reference time, nanosecond times), size rounding, walk and -depth order, the index
 // path (Select) against the walk, -prune/-quit/-count/-sort/-limit, actions that change the
 // file system on a stale catalog, -exec batches, output files, Lustre tests, access tests
-// for another user. The catalog is the test catalog over the live tree (live_catalog.h),
+// for another user. The catalog is a real one filled by a scan of the tree (scanned_catalog.h),
 // sometimes seen through AdjustedCatalog to play a stale or Lustre catalog.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -17,7 +17,7 @@
 
 #include "catalog/find/find.h"
 #include "catalog/find/find_test_tree.h"
-#include "catalog/find/live_catalog.h"
+#include "catalog/find/scanned_catalog.h"
 #include "support/temp_dir.h"
 
 namespace fathom::catalog::find_testing {
@@ -33,6 +33,7 @@ class AdjustedCatalog final : public Catalog {
   AdjustedCatalog(Catalog& inner, std::function<void(Node&)> adjust) : inner_(inner), adjust_(std::move(adjust)) {}
   Result<std::unique_ptr<Batch>> Begin() override { return inner_.Begin(); }
   Result<uint64_t> LastApplied(std::string_view s) override { return inner_.LastApplied(s); }
+  Result<std::vector<std::string>> Pending(std::string_view s) override { return inner_.Pending(s); }
   Result<uint64_t> BeginScan(std::string_view r, bool resume) override { return inner_.BeginScan(r, resume); }
   Status FinishScan(uint64_t g, const std::function<void(uint64_t)>& p) override { return inner_.FinishScan(g, p); }
   Result<std::optional<Node>> Stat(std::string_view path) override {
@@ -96,7 +97,7 @@ class FindEngine : public ::testing::Test {
   // Runs find in the temp dir at kNow; returns stdout (and keeps stderr and the status).
   std::string Find(std::vector<std::string> args, Catalog* catalog = nullptr,
                    std::optional<uint32_t> uid = std::nullopt, std::vector<uint32_t> gids = {}) {
-    LiveCatalog live(dir_.path());
+    ScannedCatalog live(dir_.path());
     std::ostringstream out, err;
     find::RunOptions options;
     options.cwd = dir_.path();
@@ -243,7 +244,7 @@ TEST_F(FindEngine, IndexedTestsSelectCandidatesAndPrintWhatTheWalkPrints) {
       {{"t", "-newermt", "2000-01-01", "-type", "d"}, {"t", "(", "-newermt", "2000-01-01", "-type", "d", "-o", "-false", ")"}},
   };
   for (const auto& c : cases) {
-    LiveCatalog selecting(dir_.path()), walking(dir_.path());
+    ScannedCatalog selecting(dir_.path()), walking(dir_.path());
     std::string selected = Find(c.selective, &selecting);
     std::string walked = Find(c.walking, &walking);
     EXPECT_EQ(selecting.select_calls, 1) << Describe(c.selective);
@@ -252,7 +253,7 @@ TEST_F(FindEngine, IndexedTestsSelectCandidatesAndPrintWhatTheWalkPrints) {
     EXPECT_FALSE(walked.empty()) << Describe(c.walking);
     EXPECT_EQ(SortedRecords(selected), SortedRecords(walked)) << Describe(c.selective);
   }
-  LiveCatalog catalog(dir_.path());
+  ScannedCatalog catalog(dir_.path());
   EXPECT_EQ(SortedFind({"t", "-uid", "7"}), "t/d/e/z\nt/d/y\nt/y-link\n");
   // An action before the indexed test sees every entry: no selection then.
   Find({"t", "-printf", "", "-uid", "7"}, &catalog);
@@ -281,7 +282,7 @@ TEST_F(FindEngine, DeleteSkipsWhatTheCatalogNoLongerDescribesAndRemovesTheRestDe
   File("d/sub/b");
   File("d/a");
   File("d/stale");
-  LiveCatalog live(dir_.path());
+  ScannedCatalog live(dir_.path());
   // The catalog's idea of d/stale is an older object (another inode).
   AdjustedCatalog stale(live, [](Node& n) {
     if (n.name == "stale") n.attrs.ino += 1000000;
@@ -359,7 +360,7 @@ TEST_F(FindEngine, LustreTestsReadTheCatalogsLustreView) {
   File("t/a");
   File("t/b");
   File("t/c");
-  LiveCatalog live(dir_.path());
+  ScannedCatalog live(dir_.path());
   AdjustedCatalog lustre(live, [](Node& n) {
     if (n.name != "a" && n.name != "b" && n.name != "c") return;  // no Lustre view
     LustreInfo info;

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "catalog/find/find.h"
-#include "catalog/find/live_catalog.h"
+#include "catalog/find/scanned_catalog.h"
 #include "catalog/find/mode.h"
 #include "catalog/find/parser.h"
 #include "support/temp_dir.h"
@@ -23,7 +23,7 @@ struct Outcome {
 
 Outcome RunFindIn(const std::vector<std::string>& args) {
   testing::TempDir dir;
-  LiveCatalog catalog(dir.path());
+  ScannedCatalog catalog(dir.path());
   std::ostringstream out, err;
   find::RunOptions options;
   options.cwd = dir.path();

@@ -25,7 +25,9 @@ class EventApplierTest : public ::testing::Test {
   void SetUp() override {
     root_ = dir_ / "root";
     MakeDirs(root_);
-    auto opened = Catalog::Open(CatalogOptions{.uri = dir_ / "catalog.db"});
+    CatalogOptions options;
+    options.uri = dir_ / "catalog.db";
+    auto opened = Catalog::Open(options);
     ASSERT_TRUE(opened.ok()) << opened.status().message();
     catalog_ = std::move(opened.value());
     applier_ = std::make_unique<EventApplier>(*catalog_, "test", [this](std::string_view path) {
