@@ -7,9 +7,9 @@
 // (0, or 1 after any error). Order: pre-order with a directory's names in byte order
 // (GNU find uses readdir order, which differs between file systems; compare sorted), or
 // post-order with -depth/-delete. When the expression's top-level conjunction constrains
-// indexed attributes (owner, size, mtime, a single type) and it neither prunes nor quits,
-// candidates come from Catalog::Select instead of a walk: the same output, in the catalog's
-// order. Actions that change the file system check the live entry first (actions.h).
+// indexed attributes (owner, group, size, mtime) and it neither prunes nor quits,
+// candidates come from Catalog::Select instead of a walk, sorted into the walk's order: the
+// same output. Actions that change the file system check the live entry first (actions.h).
 //
 // Ownership: borrows the catalog and streams for the call. Threading: the catalog's rule
 // (one thread at a time).
