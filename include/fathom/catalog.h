@@ -81,10 +81,11 @@ struct Attrs {
 struct Observation {
   int64_t time_ns = 0;            // when the attributes were read / the event happened
   uint64_t generation = 0;        // the scan that saw it (0: not a scan)
-  // false: a Put() that finds another object at the name changes nothing (returns 0). For
-  // a reader of the present whose view of the namespace is older than the catalog's: the
-  // event stream applied up to an earlier point, whose later events say where that other
-  // object went and bring this one in.
+  // false: Put() only updates the object the name leads to, or gives a name where there is
+  // none (a new object, another link of a hard-linked one); it neither replaces another
+  // object at the name nor moves the object from another name (returns 0 then). For a
+  // reader of the present while the catalog is at an earlier point of the event stream,
+  // whose later events say where those objects went.
   bool replaces = true;
 };
 

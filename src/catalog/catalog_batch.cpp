@@ -204,6 +204,11 @@ class CatalogBatch final : public Batch {
       return id;
     }
     const bool dir = IsDir(attrs);
+    if (!seen.replaces && !(!dir && attrs.nlink > 1)) {
+      // Held under another name: its rename is still to come in the stream.
+      FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> held, b_.NamesOf(id));
+      if (!held.empty()) return EntryId{0};
+    }
     if (dir && parent != 0) {
       FATHOM_ASSIGN_OR_RETURN(bool inside, Holds(id, parent));
       if (inside) {
@@ -213,8 +218,9 @@ class CatalogBatch final : public Batch {
       }
     }
     FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, b_.NamesOf(id));
+    const bool another_name = names.empty() || (!dir && attrs.nlink > 1);
     touched_.insert(id);
-    if (names.empty() || (!dir && attrs.nlink > 1)) {  // one more name (a hard link)
+    if (another_name) {  // one more name (a hard link)
       FATHOM_RETURN_IF_ERROR(b_.InsertName(NameRow{parent, std::string(name), id, seen.generation}));
       if (dir) dir_parent_[id] = parent;
       FATHOM_ASSIGN_OR_RETURN(TotalsDelta weight, Weight(*entry));

@@ -180,10 +180,7 @@ Status EventApplier::ApplyRename(Batch& batch, const Event& from, const Event& t
   if (!UnderRoot(to.path)) return ApplyRemove(batch, from);
   marked_.Move(from.path, to.path);
   marked_.Add(to.path);  // its ctime changed; and it is put there if the catalog lacked it
-  // Paths that were gone when read may have gone with this rename: read them at their new
-  // place.
-  pending_.Move(from.path, to.path);
-  for (std::string& path : pending_.Extract(to.path)) marked_.Add(path);
+  pending_.Move(from.path, to.path);  // what could not be put yet went along
   MarkParent(from.path);
   MarkParent(to.path);
   FATHOM_ASSIGN_OR_RETURN(const EntryId known, batch.Lookup(from.path));
@@ -210,27 +207,32 @@ Status EventApplier::ApplyRemove(Batch& batch, const Event& e) {
 }
 
 Status EventApplier::RefreshMarked(Batch& batch) {
+  // What could not be put before is tried again: the events applied since may have made room.
+  for (const std::string& path : pending_.Paths()) marked_.Add(path);
+  pending_ = DirtyPaths();
   for (const std::string& path : marked_.Take()) {
     ++counters_.reads;
     FATHOM_ASSIGN_OR_RETURN(std::optional<Attrs> attrs, ReadLiveAttrs(path));
-    const Observation seen = AsOfStream();
     if (!attrs) {
-      // Gone since: removed (its DELETE follows in the stream) or renamed away, maybe with a
-      // directory above it, whose rename then says where to read it.
+      // Gone since: removed (its DELETE follows in the stream, and drops it) or renamed away,
+      // maybe with a directory above it, whose rename carries it along.
       ++counters_.gone;
       pending_.Add(path);
       continue;
     }
+    const Observation seen = AsOfStream();
+    EntryId put = 0;
     if (std::find(roots_.begin(), roots_.end(), path) != roots_.end()) {
-      FATHOM_RETURN_IF_ERROR(batch.PutRoot(path, *attrs, seen).status());
-      continue;
+      FATHOM_ASSIGN_OR_RETURN(put, batch.PutRoot(path, *attrs, seen));
+    } else {
+      FATHOM_ASSIGN_OR_RETURN(const EntryId parent, ParentOf(batch, path));
+      if (parent != 0) {
+        FATHOM_ASSIGN_OR_RETURN(put, batch.Put(parent, BaseName(path), *attrs, seen));
+      }
     }
-    FATHOM_ASSIGN_OR_RETURN(const EntryId parent, ParentOf(batch, path));
-    if (parent == 0) {
-      ++counters_.gone;
-      continue;
-    }
-    FATHOM_RETURN_IF_ERROR(batch.Put(parent, BaseName(path), *attrs, seen).status());
+    // Not put: another object holds the name, or holds this one elsewhere, until events
+    // still to come move them.
+    if (put == 0) pending_.Add(path);
   }
   return Status::Ok();
 }

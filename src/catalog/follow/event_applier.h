@@ -10,10 +10,11 @@
 // target of a rename only mark the path (and a name coming or going marks its directory,
 // whose times, size and link count change without an event about it): once the stretch is
 // read, every marked path is read from the live file system once (lstat) and put into the
-// catalog with what it is now — unless another object holds that name in the catalog, which
-// the stream's later events move away first. A path gone when it is read is kept pending
-// (in the catalog, committed with the position): a later rename of it or of a directory
-// above it says where to read it, a removal drops it.
+// catalog with what it is now, as of the newest event applied. What cannot be put yet — a
+// path gone since, a name another object still holds in the catalog, an object the catalog
+// still holds elsewhere — is kept pending (in the catalog, committed with the position) and
+// tried again after every stretch, carried along by renames and dropped by removals, until
+// the stream's later events have made room.
 //
 // OVERFLOW (the stream could not say what changed) rescans the subtree it names, after what
 // came before it is committed and before its own id is; so does a directory's MOVED_TO
@@ -92,8 +93,9 @@ class EventApplier {
   bool roots_loaded_ = false;
   int64_t stretch_ts_ns_ = 0;  // the newest event's time in the stretch being applied
   DirtyPaths marked_;
-  // Paths gone when they were read, kept (in the catalog, with each commit) until a later
-  // rename of them or a directory above them says where they are, or a removal drops them.
+  // Paths that could not be put when read (gone, or their name or object still held
+  // otherwise in the catalog), kept in the catalog with each commit and tried again after
+  // every stretch, carried along by renames, dropped by removals.
   DirtyPaths pending_;
   std::vector<Event> held_;  // a MOVED_FROM that ended the last events applied
   std::chrono::steady_clock::time_point held_at_;
