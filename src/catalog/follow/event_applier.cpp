@@ -102,27 +102,30 @@ Status EventApplier::ApplyAll(std::span<const Event> events) {
     const bool arrived = (e.mask & kind::kMovedTo) && (e.mask & kind::kIsDir) &&
                          (i == 0 || !IsRenamePair(events[i - 1], e));
     if (!(e.mask & kind::kOverflow) && !new_root && !arrived) continue;
-    // What came before is committed first; the scan then settles what the stream could not
-    // say (or brings in a root the catalog lacks, with everything below it), and only after
-    // it is the event's own id recorded, so a crash runs the scan again.
-    if (i > begin) {
-      FATHOM_RETURN_IF_ERROR(ApplyStretch(events.subspan(begin, i - begin), events[i - 1].id));
+    // What came before is committed first (an arrived directory's MOVED_TO too, which
+    // replaces what held its name), recorded as applied only up to the event before; the
+    // scan then settles what the stream could not say (or brings in a root the catalog
+    // lacks, with everything below it); only after it is the event's own id recorded, so a
+    // crash runs the scan again.
+    const size_t end = arrived && !new_root ? i + 1 : i;
+    if (end > begin) {
+      FATHOM_RETURN_IF_ERROR(ApplyStretch(events.subspan(begin, end - begin), e.id - 1));
     }
+    begin = end;
     if (new_root) roots_.push_back(e.root);
     const std::string& target = new_root || e.path.empty() ? e.root : e.path;
-    if (arrived && !new_root && !std::filesystem::is_directory(target)) {
-      begin = i;
-      continue;  // gone again: its own events follow
-    }
-    if (UnderRoot(target)) {
+    if (UnderRoot(target) && std::filesystem::is_directory(target)) {
       ++counters_.rescans;
       FATHOM_RETURN_IF_ERROR(rescan_(target));
       pending_.Remove(target);  // the scan found whatever is there now
     }
-    begin = i;  // the event itself goes with the next stretch
   }
   if (begin < events.size()) {
     FATHOM_RETURN_IF_ERROR(ApplyStretch(events.subspan(begin), events.back().id));
+  } else if (!events.empty() && begin == events.size()) {
+    // The last event was an arrived directory: its id is recorded now that its scan is done.
+    FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<Batch> batch, catalog_.Begin());
+    FATHOM_RETURN_IF_ERROR(batch->Commit(stream_, events.back().id, pending_.Paths()));
   }
   return Status::Ok();
 }
@@ -164,6 +167,7 @@ Status EventApplier::ApplyEvent(Batch& batch, std::span<const Event> events, siz
     return ApplyRemove(batch, e);  // moved out of the roots
   }
   if (e.mask & kRemoveKinds) return ApplyRemove(batch, e);
+  if (e.mask & kind::kMovedTo) FATHOM_RETURN_IF_ERROR(RemoveName(batch, e));  // replaced
   if (e.mask & kRefreshKinds) marked_.Add(e.path);
   if (e.mask & (kind::kCreate | kind::kMovedTo)) MarkParent(e.path);
   return Status::Ok();
@@ -184,7 +188,8 @@ Status EventApplier::ApplyRename(Batch& batch, const Event& from, const Event& t
   MarkParent(from.path);
   MarkParent(to.path);
   FATHOM_ASSIGN_OR_RETURN(const EntryId known, batch.Lookup(from.path));
-  if (known == 0) return Status::Ok();
+  // Whatever held the target name is replaced, whether or not the catalog knows what came.
+  if (known == 0) return RemoveName(batch, to);
   FATHOM_ASSIGN_OR_RETURN(const EntryId from_parent, batch.Lookup(DirName(from.path)));
   FATHOM_ASSIGN_OR_RETURN(const EntryId to_parent, ParentOf(batch, to.path));
   if (to_parent == 0) return ApplyRemove(batch, from);
@@ -196,6 +201,10 @@ Status EventApplier::ApplyRemove(Batch& batch, const Event& e) {
   marked_.Remove(e.path);
   pending_.Remove(e.path);
   MarkParent(e.path);
+  return RemoveName(batch, e);
+}
+
+Status EventApplier::RemoveName(Batch& batch, const Event& e) {
   if (DirName(e.path).empty()) return Status::Ok();
   const bool is_root = std::find(roots_.begin(), roots_.end(), e.path) != roots_.end();
   EntryId parent = 0;

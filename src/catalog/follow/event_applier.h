@@ -78,6 +78,8 @@ class EventApplier {
   Status ApplyEvent(Batch& batch, std::span<const Event> events, size_t& i);
   Status ApplyRename(Batch& batch, const Event& from, const Event& to);
   Status ApplyRemove(Batch& batch, const Event& e);
+  // Removes the catalog's name at e.path (nothing else), as e says.
+  Status RemoveName(Batch& batch, const Event& e);
   Status RefreshMarked(Batch& batch);
   void MarkParent(std::string_view path);
   // The entry of `path`'s parent, put into the catalog from the file system when missing;
