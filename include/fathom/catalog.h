@@ -29,6 +29,8 @@
 // fix; a transaction is either wholly committed or absent after a crash.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -118,6 +120,13 @@ struct Totals {
   uint64_t entries() const { return files + dirs + symlinks + others; }
   friend bool operator==(const Totals&, const Totals&) = default;
 };
+
+// The attributes lstat(2)/stat(2) put in `st` (no symbolic-link target: readlink adds it).
+Attrs AttrsFromStat(const struct stat& st);
+
+// `path` made absolute against `cwd` and lexically normal: no ".", "..", empty components or
+// trailing '/' ("/" stays "/"); symbolic links are not resolved.
+std::string LexicalPath(std::string_view cwd, std::string_view path);
 
 // Robinhood's size profile: 0, 1-31, 32-1K-1, 1K-32K-1, 32K-1M-1, 1M-32M-1, 32M-1G-1,
 // 1G-32G-1, 32G-1T-1, >=1T (bucket i > 0 holds sizes whose floor(log2(size) / 5) is i - 1).

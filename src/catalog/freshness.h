@@ -4,18 +4,13 @@
 // undo it. Equal times apply (the later call wins). Backend-neutral, pure.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
+
+#include "fathom/event.h"  // NowNs
 
 namespace fathom::catalog {
 
 // Whether a change observed at `observed_ns` is older than what the catalog holds (`held_ns`).
 inline bool IsStale(int64_t held_ns, int64_t observed_ns) { return held_ns > observed_ns; }
-
-inline int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace fathom::catalog

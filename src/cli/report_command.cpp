@@ -77,12 +77,6 @@ Status ParseBigDirs(const std::string& text, std::optional<int64_t>& bytes,
   return Status::Ok();
 }
 
-int64_t NowNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
 int RunReport(const ReportArgs& args) {
   report::TableFormat format = args.json  ? report::TableFormat::kJson
                                : args.csv ? report::TableFormat::kCsv
@@ -90,7 +84,7 @@ int RunReport(const ReportArgs& args) {
   report::ReportOptions options;
   std::string cwd = report::CurrentDirectory();
   if (!args.filter_path.empty()) {
-    options.filter_path = report::CatalogPath(args.filter_path, cwd);
+    options.filter_path = catalog::LexicalPath(cwd, args.filter_path);
   }
   options.count_min = args.count_min;
   options.size_profile = args.size_profile;
@@ -180,7 +174,7 @@ int RunReport(const ReportArgs& args) {
     std::fwrite(text.data(), 1, text.size(), stdout);
   };
   if (!args.entry_info.empty()) {
-    auto table = report::EntryInfo(*catalog.value(), report::CatalogPath(args.entry_info, cwd));
+    auto table = report::EntryInfo(*catalog.value(), catalog::LexicalPath(cwd, args.entry_info));
     if (!table.ok()) {
       return Fail("report", "--entry-info: " + table.status().message() + " " + args.catalog,
                   kExitFailure);

@@ -52,7 +52,7 @@ int RunUndelete(const UndeleteArgs& args) {
   if (!since.ok()) return Fail("undelete", since.status().message(), kExitUsage);
   auto catalog = OpenCatalog(args.catalog, /*read_only=*/true);
   if (!catalog.ok()) return Fail("undelete", catalog.status().message(), kExitFailure);
-  std::string path = catalog::report::CatalogPath(args.path, catalog::report::CurrentDirectory());
+  std::string path = catalog::LexicalPath(catalog::report::CurrentDirectory(), args.path);
   auto table = catalog::report::RemovedList(*catalog.value(), path, since.value());
   if (!table.ok()) return Fail("undelete", table.status().message(), kExitFailure);
   catalog::report::TableFormat format = args.json  ? catalog::report::TableFormat::kJson

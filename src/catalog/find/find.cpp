@@ -25,21 +25,6 @@ struct Held {
   std::string start;   // the starting point it was found under, as given
 };
 
-Attrs AttrsOf(const struct stat& st) {
-  Attrs a;
-  a.dev = st.st_dev;
-  a.ino = st.st_ino;
-  a.mode = st.st_mode;
-  a.uid = st.st_uid;
-  a.gid = st.st_gid;
-  a.nlink = st.st_nlink;
-  a.size = st.st_size;
-  a.blocks = st.st_blocks;
-  a.atime_ns = st.st_atim.tv_sec * 1000000000LL + st.st_atim.tv_nsec;
-  a.mtime_ns = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-  a.ctime_ns = st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec;
-  return a;
-}
 
 bool HasSideEffects(const ExprNode& n) {
   if (n.kind == ExprNode::Kind::kPredicate) return n.predicate->HasSideEffects();
@@ -243,35 +228,13 @@ Followed StatFollow(Catalog& catalog, std::string_view abs_path) {
     const Attrs& a = (*node)->attrs;
     if (!S_ISLNK(a.mode)) return {a, false};
     std::string dir = path.substr(0, path.rfind('/'));
-    path = NormalizePath(dir.empty() ? "/" : dir, a.symlink);
+    path = LexicalPath(dir.empty() ? "/" : dir, a.symlink);
   }
   return {std::nullopt, true};
 }
 
 }  // namespace
 
-std::string NormalizePath(std::string_view cwd, std::string_view path) {
-  std::string joined = !path.empty() && path[0] == '/' ? std::string(path) : std::string(cwd) + "/" + std::string(path);
-  std::vector<std::string_view> parts;
-  std::string_view rest = joined;
-  while (!rest.empty()) {
-    size_t slash = rest.find('/');
-    std::string_view part = rest.substr(0, slash);
-    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
-    if (part.empty() || part == ".") continue;
-    if (part == "..") {
-      if (!parts.empty()) parts.pop_back();
-      continue;
-    }
-    parts.push_back(part);
-  }
-  std::string out;
-  for (auto p : parts) {
-    out += '/';
-    out.append(p);
-  }
-  return out.empty() ? "/" : out;
-}
 
 int RunFind(const std::vector<std::string>& args, Catalog& catalog, std::ostream& out, std::ostream& err,
             const RunOptions& options) {
@@ -290,11 +253,11 @@ int RunFind(const std::vector<std::string>& args, Catalog& catalog, std::ostream
   env.now_ns = now;
   env.names = &names;
   env.reference = [&](std::string_view path) -> Result<Attrs> {
-    std::string abs = NormalizePath(cwd, path);
+    std::string abs = LexicalPath(cwd, path);
     auto node = catalog.Stat(abs);
     if (node.ok() && node->has_value()) return (*node)->attrs;
     struct stat st {};
-    if (lstat(abs.c_str(), &st) == 0) return AttrsOf(st);
+    if (lstat(abs.c_str(), &st) == 0) return AttrsFromStat(st);
     return Status::Error("'" + std::string(path) + "': not in the catalog nor on the file system (" +
                          std::strerror(errno) + ")");
   };
@@ -338,7 +301,7 @@ int RunFind(const std::vector<std::string>& args, Catalog& catalog, std::ostream
   Runner runner(*expr, catalog, ctx);
   for (const auto& start : expr->starts) {
     if (ctx.quit) break;
-    runner.RunStart(start, NormalizePath(cwd, start));
+    runner.RunStart(start, LexicalPath(cwd, start));
   }
   if (expr->options.sort) runner.RunSorted();
   Status finished = FinishAll(*expr, ctx);

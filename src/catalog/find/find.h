@@ -36,7 +36,5 @@ struct RunOptions {
 int RunFind(const std::vector<std::string>& args, Catalog& catalog, std::ostream& out,
             std::ostream& err, const RunOptions& options = {});
 
-// "/a/./b//c/../d/" -> "/a/b/d" (lexically: the catalog holds no symbolic-link view).
-std::string NormalizePath(std::string_view cwd, std::string_view path);
 
 }  // namespace fathom::catalog::find

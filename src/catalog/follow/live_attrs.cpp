@@ -8,9 +8,6 @@
 namespace fathom::catalog {
 namespace {
 
-int64_t Nanoseconds(const timespec& ts) {
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 bool Gone(int err) { return err == ENOENT || err == ENOTDIR || err == ESTALE; }
 
@@ -22,18 +19,7 @@ Result<std::optional<Attrs>> ReadLiveAttrs(const std::string& path) {
     if (Gone(errno)) return std::optional<Attrs>();
     return Status::FromErrno(errno, "lstat " + path);
   }
-  Attrs a;
-  a.dev = st.st_dev;
-  a.ino = st.st_ino;
-  a.mode = st.st_mode;
-  a.uid = st.st_uid;
-  a.gid = st.st_gid;
-  a.nlink = st.st_nlink;
-  a.size = st.st_size;
-  a.blocks = st.st_blocks;
-  a.atime_ns = Nanoseconds(st.st_atim);
-  a.mtime_ns = Nanoseconds(st.st_mtim);
-  a.ctime_ns = Nanoseconds(st.st_ctim);
+  Attrs a = AttrsFromStat(st);
   if (S_ISLNK(st.st_mode)) {
     std::string target(static_cast<size_t>(st.st_size > 0 ? st.st_size : 255) + 1, '\0');
     for (;;) {

@@ -33,7 +33,7 @@ class DuRun {
   }
 
   Status List(const std::string& arg) {
-    std::string path = CatalogPath(arg, options_.cwd);
+    std::string path = catalog::LexicalPath(options_.cwd, arg);
     FATHOM_ASSIGN_OR_RETURN(std::optional<Node> node, catalog_.Stat(path));
     if (!node) {
       sink_.missing(arg);

@@ -7,35 +7,6 @@
 
 namespace fathom::catalog::report {
 
-std::string CatalogPath(std::string_view arg, std::string_view cwd) {
-  std::string joined;
-  if (arg.empty() || arg.front() != '/') {
-    joined.append(cwd);
-    joined.push_back('/');
-  }
-  joined.append(arg);
-  std::vector<std::string_view> parts;
-  std::string_view rest = joined;
-  while (!rest.empty()) {
-    size_t slash = rest.find('/');
-    std::string_view part = rest.substr(0, slash);
-    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
-    if (part.empty() || part == ".") continue;
-    if (part == "..") {
-      if (!parts.empty()) parts.pop_back();
-      continue;
-    }
-    parts.push_back(part);
-  }
-  if (parts.empty()) return "/";
-  std::string path;
-  for (std::string_view part : parts) {
-    path.push_back('/');
-    path.append(part);
-  }
-  return path;
-}
-
 std::string CurrentDirectory() {
   std::vector<char> buf(4096);
   while (getcwd(buf.data(), buf.size()) == nullptr) {

@@ -1,15 +1,12 @@
-// query_path.h — a path given on the command line as the catalog names it: absolute (a
-// relative one is taken from `cwd`), "." and empty components dropped, ".." taken lexically
-// (the file system is never asked: a query may run where the tree is not mounted), no
-// trailing '/'. Pure functions, any thread.
+// query_path.h — paths given on the command line (made absolute by LexicalPath, fathom/
+// catalog.h: the file system is never asked, a query may run where the tree is not mounted)
+// and how they are printed. Pure functions, any thread.
 #pragma once
 
 #include <string>
 #include <string_view>
 
 namespace fathom::catalog::report {
-
-std::string CatalogPath(std::string_view arg, std::string_view cwd);
 
 // The directory the process runs in ("/" when it cannot be read).
 std::string CurrentDirectory();

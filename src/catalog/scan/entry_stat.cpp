@@ -9,10 +9,6 @@
 namespace fathom::scan {
 namespace {
 
-int64_t Ns(const struct timespec& ts) {
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
 // A symbolic link's target; `size_hint` is its st_size (0 on file systems that report none).
 int ReadLink(int dirfd, const std::string& name, size_t size_hint, std::string& out) {
   std::vector<char> buf(size_hint > 0 ? size_hint + 1 : 256);
@@ -29,26 +25,11 @@ int ReadLink(int dirfd, const std::string& name, size_t size_hint, std::string& 
 
 }  // namespace
 
-catalog::Attrs AttrsFromStat(const struct stat& st) {
-  catalog::Attrs a;
-  a.dev = st.st_dev;
-  a.ino = st.st_ino;
-  a.mode = st.st_mode;
-  a.uid = st.st_uid;
-  a.gid = st.st_gid;
-  a.nlink = st.st_nlink;
-  a.size = st.st_size;
-  a.blocks = st.st_blocks;
-  a.atime_ns = Ns(st.st_atim);
-  a.mtime_ns = Ns(st.st_mtim);
-  a.ctime_ns = Ns(st.st_ctim);
-  return a;
-}
 
 int StatEntry(int dirfd, const std::string& name, catalog::Attrs& out) {
   struct stat st;
   if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return errno;
-  out = AttrsFromStat(st);
+  out = catalog::AttrsFromStat(st);
   if (S_ISLNK(st.st_mode)) {
     return ReadLink(dirfd, name, static_cast<size_t>(st.st_size), out.symlink);
   }

@@ -12,9 +12,6 @@
 
 namespace fathom::scan {
 
-// The attributes in `st` (no symlink target).
-catalog::Attrs AttrsFromStat(const struct stat& st);
-
 // Reads `name` in directory `dirfd` into `out`. Returns 0 or the errno of the call that
 // failed (ENOENT: the entry vanished since it was listed).
 int StatEntry(int dirfd, const std::string& name, catalog::Attrs& out);

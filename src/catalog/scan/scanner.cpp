@@ -82,7 +82,7 @@ class Scanner::Worker {
       Abandon(work, ENOENT);  // replaced by another directory since it was listed
       return;
     }
-    const catalog::Attrs dir_attrs = AttrsFromStat(st);
+    const catalog::Attrs dir_attrs = catalog::AttrsFromStat(st);
     DirReader reader(fd.get());
     std::vector<std::string> names;
     std::vector<DirWork> children;

@@ -13,10 +13,6 @@
 namespace fathom::testing {
 namespace {
 
-int64_t Nanoseconds(const timespec& ts) {
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
 Result<std::vector<std::string>> Names(const std::string& dir) {
   std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
   if (!d) return Status::FromErrno(errno, "opendir " + dir);
@@ -47,18 +43,7 @@ Status FillBelow(catalog::Batch& batch, catalog::EntryId parent, const std::stri
 Result<catalog::Attrs> LstatAttrs(const std::string& path) {
   struct stat st {};
   if (lstat(path.c_str(), &st) != 0) return Status::FromErrno(errno, "lstat " + path);
-  catalog::Attrs a;
-  a.dev = st.st_dev;
-  a.ino = st.st_ino;
-  a.mode = st.st_mode;
-  a.uid = st.st_uid;
-  a.gid = st.st_gid;
-  a.nlink = st.st_nlink;
-  a.size = st.st_size;
-  a.blocks = st.st_blocks;
-  a.atime_ns = Nanoseconds(st.st_atim);
-  a.mtime_ns = Nanoseconds(st.st_mtim);
-  a.ctime_ns = Nanoseconds(st.st_ctim);
+  catalog::Attrs a = catalog::AttrsFromStat(st);
   if (S_ISLNK(st.st_mode)) {
     std::vector<char> target(static_cast<size_t>(std::max<off_t>(st.st_size, 0)) + 1);
     ssize_t n = readlink(path.c_str(), target.data(), target.size());
