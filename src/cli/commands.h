@@ -20,6 +20,9 @@ CommandRunner AddStoreCommand(CLI::App& app);
 CommandRunner AddScanCommand(CLI::App& app);
 CommandRunner AddCatalogCommand(CLI::App& app);
 CommandRunner AddFindCommand(CLI::App& app);
+// `fathom [OPTIONS] find [--catalog URI] PATH... EXPRESSION`: keeps what follows find's own
+// options for it (GNU find's command line is no CLI11 one) and returns the argc left to parse.
+int SplitFindArguments(int argc, char** argv);
 CommandRunner AddDuCommand(CLI::App& app);
 CommandRunner AddReportCommand(CLI::App& app);
 CommandRunner AddUndeleteCommand(CLI::App& app);

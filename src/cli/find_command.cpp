@@ -2,6 +2,8 @@
 // docs/catalog-find.md): no file-system access except for -delete/-exec, which check the live
 // entry first.
 #include <iostream>
+#include <string_view>
+#include <vector>
 #include <memory>
 
 #include "catalog/find/find.h"
@@ -16,7 +18,34 @@ struct FindArgs {
   std::string catalog;
 };
 
+// find's own command line (starting points and expression), taken off before parsing.
+std::vector<std::string>& FindExpression() {
+  static std::vector<std::string> expression;
+  return expression;
+}
+
 }  // namespace
+
+int SplitFindArguments(int argc, char** argv) {
+  int i = 1;
+  while (i < argc && argv[i][0] == '-') {  // fathom's own options (-v, --log-level LEVEL)
+    i += std::string_view(argv[i]) == "--log-level" ? 2 : 1;
+  }
+  if (i >= argc || std::string_view(argv[i]) != "find") return argc;
+  int j = i + 1;
+  while (j < argc) {
+    const std::string_view arg = argv[j];
+    if (arg == "--catalog" && j + 1 < argc) {
+      j += 2;
+    } else if (arg.starts_with("--catalog=") || arg == "-h" || arg == "--help") {
+      ++j;
+    } else {
+      break;
+    }
+  }
+  FindExpression().assign(argv + j, argv + argc);
+  return j;
+}
 
 CommandRunner AddFindCommand(CLI::App& app) {
   auto args = std::make_shared<FindArgs>();
@@ -24,7 +53,6 @@ CommandRunner AddFindCommand(CLI::App& app) {
       "find",
       "Search the catalog with GNU find's expressions: fathom find [--catalog URI] [PATH...] "
       "[EXPRESSION]");
-  cmd->prefix_command();  // everything after the options is find's own command line
   cmd->footer(
       "\nEXPRESSION is GNU find's: tests (-name -iname -path -regex -type -user -group -uid "
       "-gid -nouser -nogroup -size -empty -links -inum -perm -newer -newerXY -mtime -atime "
@@ -36,10 +64,10 @@ CommandRunner AddFindCommand(CLI::App& app) {
       "  fathom find /srv/data -name '*.h5' -mtime -7 -printf '%s %p\\n'\n"
       "  fathom find /srv/data -type f -count");
   AddCatalogOption(*cmd, args->catalog);
-  return [args, cmd] {
+  return [args] {
     auto catalog = OpenCatalog(args->catalog, /*read_only=*/true);
     if (!catalog.ok()) return Fail("find", catalog.status().message(), kExitFailure);
-    const int rc = catalog::find::RunFind(cmd->remaining(), *catalog.value(), std::cout, std::cerr);
+    const int rc = catalog::find::RunFind(FindExpression(), *catalog.value(), std::cout, std::cerr);
     std::cout.flush();
     return rc;
   };

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
                  unknown->c_str(), fathom::cli::CommandNames(app).c_str());
     return fathom::cli::kExitUsage;
   }
+  argc = fathom::cli::SplitFindArguments(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
