@@ -72,7 +72,12 @@ int LongestRepetitionRun(std::string_view pattern) {
       i = j;
       run = 0;
     } else if (c == '{') {
-      while (i < pattern.size() && pattern[i] != '}') ++i;
+      const size_t close = pattern.find('}', i);
+      if (close == std::string_view::npos) {  // a literal '{': the rest is still read
+        run = 0;
+        continue;
+      }
+      i = close;
       longest = std::max(longest, ++run);
     } else if (c == '*' || c == '+' || c == '?') {
       longest = std::max(longest, ++run);

@@ -65,6 +65,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{{".", "-perm", "+222"}, "-perm: invalid mode \"+222\" (use octal like 644, or symbolic like u=rwx,g+w,o-x; prefix - for all of these bits, / for any of them)"},
         BadCase{{".", "-regex", "a\\(b"}, "-regex: invalid regular expression \"a\\(b\": Unmatched ( or \\("},
         BadCase{{".", "-regex", "(e|]+++++)"}, "-regex: \"(e|]+++++)\" has more than 4 repetition operators in a row (glibc's regex compiler would need memory exponential in them; write one)"},
+        // An unclosed '{' is a literal: the run after it still counts.
+        BadCase{{".", "-regex", ".{/.+++++"}, "-regex: \".{/.+++++\" has more than 4 repetition operators in a row (glibc's regex compiler would need memory exponential in them; write one)"},
         BadCase{{".", "-regextype", "perl"}, "-regextype: unknown regular expression type \"perl\" (use findutils-default, emacs, posix-basic, posix-extended, posix-egrep, egrep, posix-awk, awk, gnu-awk, grep, sed, ed or posix-minimal-basic)"},
         BadCase{{".", "-user", "no-such-user-xyz"}, "-user: \"no-such-user-xyz\" is not the name of a known user (use a name from /etc/passwd or a numeric id)"},
         BadCase{{".", "-group", "no-such-group-xyz"}, "-group: \"no-such-group-xyz\" is not the name of a known group (use a name from /etc/group or a numeric id)"},
