@@ -187,8 +187,7 @@ int RunVerify(const CatalogCommandArgs& a) {
   auto catalog = OpenCatalog(a.catalog, /*read_only=*/true);
   if (!catalog.ok()) return Fail("catalog verify", catalog.status().message(), kExitFailure);
   std::error_code ec;
-  std::string root = std::filesystem::absolute(a.path, ec).lexically_normal().string();
-  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  const std::string root = catalog::LexicalPath(std::filesystem::current_path(ec).string(), a.path);
   scan::ScanOptions options;
   options.threads = a.threads;
   auto summary =

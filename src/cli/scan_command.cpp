@@ -33,8 +33,7 @@ int RunScan(const ScanArgs& args) {
   std::vector<std::string> roots;
   for (const std::string& path : args.paths) {
     std::error_code ec;
-    auto absolute = std::filesystem::absolute(path, ec).lexically_normal().string();
-    while (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
+    const std::string absolute = catalog::LexicalPath(std::filesystem::current_path(ec).string(), path);
     if (!std::filesystem::is_directory(absolute, ec)) {
       return Fail("scan", path + " is not a directory: give the directories to scan", kExitUsage);
     }

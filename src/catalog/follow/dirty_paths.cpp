@@ -37,20 +37,6 @@ void DirtyPaths::Remove(std::string_view path) {
   }
 }
 
-std::vector<std::string> DirtyPaths::Extract(std::string_view path) {
-  std::vector<std::string> taken;
-  for (auto it = order_.lower_bound(path); it != order_.end();) {
-    if (it->first.compare(0, path.size(), path) != 0) break;
-    if (!PathUnder(it->first, path)) {
-      ++it;
-      continue;
-    }
-    taken.push_back(it->first);
-    it = order_.erase(it);
-  }
-  return taken;
-}
-
 std::vector<std::string> DirtyPaths::Paths() const {
   std::vector<std::string> paths;
   paths.reserve(order_.size());

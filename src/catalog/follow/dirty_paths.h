@@ -22,8 +22,6 @@ class DirtyPaths {
   void Move(std::string_view from, std::string_view to);
   // Drops `path` and everything below it.
   void Remove(std::string_view path);
-  // Drops and returns `path` and everything below it.
-  std::vector<std::string> Extract(std::string_view path);
   // The noted paths, in byte order.
   std::vector<std::string> Paths() const;
   // The noted paths, parents before what lies below them, then in the order first noted;
