@@ -11,6 +11,7 @@
 
 #include "catalog/find/names.h"
 #include "catalog/find/output_format.h"
+#include "catalog/find/regex_cost.h"
 
 namespace fathom::catalog::find {
 namespace {
@@ -57,37 +58,6 @@ class RegexPredicate final : public Predicate {
   re_pattern_buffer re_{};
 };
 
-// The longest run of repetition operators (*, +, ?, {m,n}) in a row, backslashes and
-// bracket expressions aside: glibc's compiler copies the operand for each one, so its
-// memory grows exponentially with the run.
-int LongestRepetitionRun(std::string_view pattern) {
-  int run = 0, longest = 0;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    char c = pattern[i];
-    if (c == '[') {
-      size_t j = i + 1;
-      if (j < pattern.size() && pattern[j] == '^') ++j;
-      if (j < pattern.size() && pattern[j] == ']') ++j;
-      while (j < pattern.size() && pattern[j] != ']') ++j;
-      i = j;
-      run = 0;
-    } else if (c == '{') {
-      const size_t close = pattern.find('}', i);
-      if (close == std::string_view::npos) {  // a literal '{': the rest is still read
-        run = 0;
-        continue;
-      }
-      i = close;
-      longest = std::max(longest, ++run);
-    } else if (c == '*' || c == '+' || c == '?') {
-      longest = std::max(longest, ++run);
-    } else if (c != '\\') {
-      run = 0;
-    }
-  }
-  return longest;
-}
-
 void Tighten(std::optional<int64_t>& bound, int64_t v, bool is_min) {
   if (!bound) bound = v;
   else bound = is_min ? std::max(*bound, v) : std::min(*bound, v);
@@ -130,11 +100,18 @@ std::unique_ptr<Predicate> PatternTest(std::string name, std::string pattern, Pa
 
 Result<std::unique_ptr<Predicate>> RegexTest(std::string name, const std::string& pattern,
                                              unsigned long syntax, bool icase) {
-  constexpr int kMaxRun = 4;
-  if (LongestRepetitionRun(pattern) > kMaxRun)
-    return Status::Error(name + ": \"" + pattern + "\" has more than " + std::to_string(kMaxRun) +
-                         " repetition operators in a row (glibc's regex compiler would need memory "
-                         "exponential in them; write one)");
+  // glibc needs about 40 MB for 2,048 positions where every one can be skipped (quadratic
+  // beyond), and overflows an 8 MiB stack near 30,000 nested groups.
+  constexpr double kMaxPositions = 2048;
+  constexpr int kMaxDepth = 256;
+  const RegexCost cost = EstimateRegexCost(pattern);
+  if (cost.positions > kMaxPositions)
+    return Status::Error(name + ": \"" + pattern + "\" expands to more than 2048 positions once its " +
+                         "repetitions are copied out (glibc's regex compiler needs memory growing with " +
+                         "the square of them); use smaller repetition counts");
+  if (cost.depth > kMaxDepth)
+    return Status::Error(name + ": \"" + pattern + "\" nests groups more than 256 deep (glibc's regex " +
+                         "compiler would overflow its stack)");
   auto p = std::make_unique<RegexPredicate>(name);
   if (const char* error = p->Compile(pattern, syntax | (icase ? RE_ICASE : 0)))
     return Status::Error(name + ": invalid regular expression \"" + pattern + "\": " + error);
