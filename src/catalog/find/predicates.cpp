@@ -101,10 +101,15 @@ std::unique_ptr<Predicate> PatternTest(std::string name, std::string pattern, Pa
 Result<std::unique_ptr<Predicate>> RegexTest(std::string name, const std::string& pattern,
                                              unsigned long syntax, bool icase) {
   // glibc needs about 40 MB for 2,048 positions where every one can be skipped (quadratic
-  // beyond), and overflows an 8 MiB stack near 30,000 nested groups.
+  // beyond), 2 s for a?+?+?+?+?+?+?+?+, and overflows an 8 MiB stack near 30,000 nested
+  // groups.
   constexpr double kMaxPositions = 2048;
   constexpr int kMaxDepth = 256;
+  constexpr int kMaxRun = 4;
   const RegexCost cost = EstimateRegexCost(pattern);
+  if (cost.longest_run > kMaxRun)
+    return Status::Error(name + ": \"" + pattern + "\" has more than 4 repetition operators in a row " +
+                         "(glibc's regex compiler would need time exponential in them; write one)");
   if (cost.positions > kMaxPositions)
     return Status::Error(name + ": \"" + pattern + "\" expands to more than 2048 positions once its " +
                          "repetitions are copied out (glibc's regex compiler needs memory growing with " +

@@ -87,29 +87,36 @@ RegexCost EstimateRegexCost(std::string_view pattern) {
     frames.pop_back();
     frames.back().Atom(size);
   };
+  int run = 0;
   auto repeat = [&](double copies) {
     Frame& f = frames.back();
     f.last = f.last * copies + 1;
+    cost.longest_run = std::max(cost.longest_run, ++run);
   };
   for (size_t i = 0; i < pattern.size(); ++i) {
     // Escaped or not, an operator is taken as one: the syntaxes differ in which they mean.
     const bool escaped = pattern[i] == '\\' && i + 1 < pattern.size();
     const char c = escaped ? pattern[++i] : pattern[i];
     size_t end = 0;
+    const int run_before = run;
+    run = 0;
     if (c == '(') {
       open();
     } else if (c == ')') {
       close();
     } else if (c == '{') {
       if (std::optional<double> copies = Interval(pattern, i + 1, &end)) {
+        run = run_before;
         repeat(*copies);
         i = end;
       } else {
         frames.back().Atom(1);
       }
     } else if (c == '+') {
+      run = run_before;
       repeat(2);
     } else if (c == '*' || c == '?') {
+      run = run_before;
       repeat(1);
     } else if (c == '[' && !escaped) {
       i = SkipBracket(pattern, i);

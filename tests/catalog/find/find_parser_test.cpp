@@ -65,10 +65,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{{".", "-perm", "+222"}, "-perm: invalid mode \"+222\" (use octal like 644, or symbolic like u=rwx,g+w,o-x; prefix - for all of these bits, / for any of them)"},
         BadCase{{".", "-regex", "a\\(b"}, "-regex: invalid regular expression \"a\\(b\": Unmatched ( or \\("},
         BadCase{{".", "-regex", "(a*){3000}"}, "-regex: \"(a*){3000}\" expands to more than 2048 positions once its repetitions are copied out (glibc's regex compiler needs memory growing with the square of them); use smaller repetition counts"},
-        // Each '+' copies its operand: eleven in a row are 4,095 positions.
-        BadCase{{".", "-regex", "(e|]+++++++++++)"}, "-regex: \"(e|]+++++++++++)\" expands to more than 2048 positions once its repetitions are copied out (glibc's regex compiler needs memory growing with the square of them); use smaller repetition counts"},
-        // An unclosed '{' is a literal: what follows it still counts.
-        BadCase{{".", "-regex", ".{/.+++++++++++"}, "-regex: \".{/.+++++++++++\" expands to more than 2048 positions once its repetitions are copied out (glibc's regex compiler needs memory growing with the square of them); use smaller repetition counts"},
+        BadCase{{".", "-regex", "(e|]+++++)"}, "-regex: \"(e|]+++++)\" has more than 4 repetition operators in a row (glibc's regex compiler would need time exponential in them; write one)"},
+        BadCase{{".", "-regex", "a?+?+?+?+?+?+?+?+"}, "-regex: \"a?+?+?+?+?+?+?+?+\" has more than 4 repetition operators in a row (glibc's regex compiler would need time exponential in them; write one)"},
+        // An unclosed '{' is a literal: the run after it still counts.
+        BadCase{{".", "-regex", ".{/.+++++"}, "-regex: \".{/.+++++\" has more than 4 repetition operators in a row (glibc's regex compiler would need time exponential in them; write one)"},
+        BadCase{{".", "-regex", "(a{50}){50}"}, "-regex: \"(a{50}){50}\" expands to more than 2048 positions once its repetitions are copied out (glibc's regex compiler needs memory growing with the square of them); use smaller repetition counts"},
         BadCase{{".", "-regextype", "posix-basic", "-regex", "\\(.\\{50\\}\\)\\{50\\}"}, "-regex: \"\\(.\\{50\\}\\)\\{50\\}\" expands to more than 2048 positions once its repetitions are copied out (glibc's regex compiler needs memory growing with the square of them); use smaller repetition counts"},
         BadCase{{".", "-regex", std::string(257, '(') + "a" + std::string(257, ')')}, "-regex: \"" + std::string(257, '(') + "a" + std::string(257, ')') + "\" nests groups more than 256 deep (glibc's regex compiler would overflow its stack)"},
         BadCase{{".", "-regextype", "perl"}, "-regextype: unknown regular expression type \"perl\" (use findutils-default, emacs, posix-basic, posix-extended, posix-egrep, egrep, posix-awk, awk, gnu-awk, grep, sed, ed or posix-minimal-basic)"},
@@ -118,7 +119,7 @@ TEST(FindParser, RegularExpressionsWithinTheLimitsCompile) {
   env.names = &names;
   std::vector<std::string> warnings;
   for (const std::string& pattern :
-       {std::string(".*/[0-9]{8}/.*\\.h5"), std::string("(a*){600}"), std::string(".+++++++++"),
+       {std::string(".*/[0-9]{8}/.*\\.h5"), std::string("(a*){600}"), std::string(".++++t?++"),
         std::string("[[:alpha:]]{2000}"), std::string(256, '(') + "a" + std::string(256, ')')}) {
     auto expr = find::Parse({".", "-regextype", "posix-extended", "-regex", pattern}, env, &warnings);
     EXPECT_TRUE(expr.ok()) << pattern << ": " << expr.status().message();
