@@ -210,6 +210,8 @@ class Batch {
 
   // The entry a path leads to (absolute, no trailing '/'), 0 when the catalog has none.
   virtual Result<EntryId> Lookup(std::string_view path) = 0;
+  // The same for a directory: 0 also when the catalog holds something else at `path`.
+  virtual Result<EntryId> LookupDirectory(std::string_view path) = 0;
   // Adds (or updates) a root: an absolute path whose parent the catalog does not hold.
   virtual Result<EntryId> PutRoot(std::string_view path, const Attrs& attrs,
                                   const Observation& seen) = 0;

@@ -37,6 +37,13 @@ class CatalogBatch final : public Batch {
     return at.id;
   }
 
+  Result<EntryId> LookupDirectory(std::string_view path) override {
+    FATHOM_ASSIGN_OR_RETURN(const EntryId id, Lookup(path));
+    if (id == 0 || dir_parent_.contains(id)) return id;
+    FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> entry, b_.EntryById(id));
+    return entry && IsDir(entry->attrs) ? id : EntryId{0};
+  }
+
   Result<EntryId> PutRoot(std::string_view path, const Attrs& attrs,
                           const Observation& seen) override {
     FATHOM_RETURN_IF_ERROR(Usable());

@@ -2,9 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 
+#include "catalog/follow/directory_settler.h"
 #include "catalog/follow/live_attrs.h"
 
 namespace fathom::catalog {
@@ -84,15 +86,85 @@ Status EventApplier::Flush(std::chrono::milliseconds min_age) {
   return ApplyAll(held);
 }
 
+Status EventApplier::LoadState() {
+  if (roots_loaded_) return Status::Ok();
+  FATHOM_ASSIGN_OR_RETURN(CatalogInfo info, catalog_.Info());
+  roots_ = std::move(info.roots);
+  FATHOM_ASSIGN_OR_RETURN(last_applied_, catalog_.LastApplied(stream_));
+  FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> kept, catalog_.Pending(stream_));
+  for (const std::string& entry : kept) {
+    size_t slashes = 0;
+    while (slashes + 1 < entry.size() && entry[entry.size() - 1 - slashes] == '/') ++slashes;
+    const std::string path = entry.substr(0, entry.size() - slashes);  // "/" keeps its slash
+    if (slashes == 0) pending_.Add(path);
+    else if (slashes == 1) unsettled_.Add(path);
+    else owed_.push_back(path);
+  }
+  roots_loaded_ = true;
+  return Status::Ok();
+}
+
+std::vector<std::string> EventApplier::Unfinished() const {
+  std::vector<std::string> out = pending_.Paths();
+  for (const std::string& dir : unsettled_.Paths()) out.push_back(dir + "/");
+  for (const std::string& dir : owed_) out.push_back(dir + "//");
+  return out;
+}
+
+Status EventApplier::Commit(Batch& batch, uint64_t through) {
+  FATHOM_RETURN_IF_ERROR(batch.Commit(stream_, through, Unfinished()));
+  last_applied_ = through;
+  return Status::Ok();
+}
+
+void EventApplier::NoteUnsettled(std::string_view dir) {
+  if (!dir.empty() && UnderRoot(dir)) unsettled_.Add(dir);
+}
+
+Status EventApplier::Settle() {
+  if (!held_.empty()) return Status::Ok();
+  FATHOM_RETURN_IF_ERROR(LoadState());
+  if (unsettled_.empty() && pending_.empty() && owed_.empty()) return Status::Ok();
+  // A path still pending is settled with its directory.
+  for (const std::string& path : pending_.Paths()) NoteUnsettled(DirName(path));
+  pending_ = DirtyPaths();
+  std::vector<std::string> dirs = unsettled_.Take();
+  // As of now, taken before anything is read: a change made before it is in what is read
+  // (its event, applied later, is older and ignored), one made after has a later event.
+  Observation seen;
+  seen.time_ns = NowNs();
+  auto covered = [&](const std::string& path) {
+    return std::any_of(owed_.begin(), owed_.end(), [&](const std::string& r) { return PathUnder(path, r); });
+  };
+  {
+    FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<Batch> batch, catalog_.Begin());
+    DirectorySettler settler(catalog_, *batch, roots_, seen);
+    for (const std::string& dir : dirs) {
+      if (!covered(dir)) FATHOM_RETURN_IF_ERROR(settler.Settle(dir, owed_));
+    }
+    counters_.settled += settler.directories();
+    counters_.corrected += settler.names_corrected();
+    FATHOM_RETURN_IF_ERROR(Commit(*batch, last_applied_));  // the rescans owed are kept
+  }
+  // Scanned outermost first; a subtree inside one already scanned is skipped.
+  std::sort(owed_.begin(), owed_.end());
+  std::vector<std::string> scanned;
+  for (const std::string& path : owed_) {
+    if (std::any_of(scanned.begin(), scanned.end(), [&](const std::string& r) { return PathUnder(path, r); }))
+      continue;
+    scanned.push_back(path);
+    if (!std::filesystem::is_directory(path)) continue;
+    ++counters_.rescans;
+    FATHOM_RETURN_IF_ERROR(rescan_(path));
+  }
+  owed_.clear();
+  FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<Batch> batch, catalog_.Begin());
+  return Commit(*batch, last_applied_);
+}
+
 Status EventApplier::ApplyAll(std::span<const Event> events) {
   if (events.empty()) return Status::Ok();
-  if (!roots_loaded_) {
-    FATHOM_ASSIGN_OR_RETURN(CatalogInfo info, catalog_.Info());
-    roots_ = std::move(info.roots);
-    FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> pending, catalog_.Pending(stream_));
-    for (const std::string& path : pending) pending_.Add(path);
-    roots_loaded_ = true;
-  }
+  FATHOM_RETURN_IF_ERROR(LoadState());
   size_t begin = 0;
   for (size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
@@ -118,6 +190,7 @@ Status EventApplier::ApplyAll(std::span<const Event> events) {
       ++counters_.rescans;
       FATHOM_RETURN_IF_ERROR(rescan_(target));
       pending_.Remove(target);  // the scan found whatever is there now
+      unsettled_.Remove(target);
     }
   }
   if (begin < events.size()) {
@@ -125,7 +198,7 @@ Status EventApplier::ApplyAll(std::span<const Event> events) {
   } else if (!events.empty() && begin == events.size()) {
     // The last event was an arrived directory: its id is recorded now that its scan is done.
     FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<Batch> batch, catalog_.Begin());
-    FATHOM_RETURN_IF_ERROR(batch->Commit(stream_, events.back().id, pending_.Paths()));
+    FATHOM_RETURN_IF_ERROR(Commit(*batch, events.back().id));
   }
   return Status::Ok();
 }
@@ -137,7 +210,7 @@ Status EventApplier::ApplyStretch(std::span<const Event> events, uint64_t throug
     FATHOM_RETURN_IF_ERROR(ApplyEvent(*batch, events, i));
   }
   FATHOM_RETURN_IF_ERROR(RefreshMarked(*batch));
-  FATHOM_RETURN_IF_ERROR(batch->Commit(stream_, through, pending_.Paths()));
+  FATHOM_RETURN_IF_ERROR(Commit(*batch, through));
   counters_.events += events.size();
   return Status::Ok();
 }
@@ -178,6 +251,7 @@ void EventApplier::MarkParent(std::string_view path) {
   // link count, and no event is about the directory itself.
   const std::string_view dir = DirName(path);
   if (!dir.empty() && UnderRoot(dir)) marked_.Add(dir);
+  NoteUnsettled(dir);
 }
 
 Status EventApplier::ApplyRename(Batch& batch, const Event& from, const Event& to) {
@@ -185,6 +259,7 @@ Status EventApplier::ApplyRename(Batch& batch, const Event& from, const Event& t
   marked_.Move(from.path, to.path);
   marked_.Add(to.path);  // its ctime changed; and it is put there if the catalog lacked it
   pending_.Move(from.path, to.path);  // what could not be put yet went along
+  unsettled_.Move(from.path, to.path);
   MarkParent(from.path);
   MarkParent(to.path);
   FATHOM_ASSIGN_OR_RETURN(const EntryId known, batch.Lookup(from.path));
@@ -200,6 +275,7 @@ Status EventApplier::ApplyRename(Batch& batch, const Event& from, const Event& t
 Status EventApplier::ApplyRemove(Batch& batch, const Event& e) {
   marked_.Remove(e.path);
   pending_.Remove(e.path);
+  unsettled_.Remove(e.path);
   MarkParent(e.path);
   return RemoveName(batch, e);
 }
@@ -221,6 +297,8 @@ Status EventApplier::RefreshMarked(Batch& batch) {
   pending_ = DirtyPaths();
   for (const std::string& path : marked_.Take()) {
     ++counters_.reads;
+    // What is read is the present: the directory is compared once the stream is done.
+    NoteUnsettled(DirName(path));
     FATHOM_ASSIGN_OR_RETURN(std::optional<Attrs> attrs, ReadLiveAttrs(path));
     if (!attrs) {
       // Gone since: removed (its DELETE follows in the stream, and drops it) or renamed away,
@@ -259,12 +337,16 @@ Observation EventApplier::AsOfStream() const {
 Result<EntryId> EventApplier::ParentOf(Batch& batch, std::string_view path) {
   const std::string_view dir = DirName(path);
   if (dir.empty() || !UnderRoot(dir)) return EntryId{0};
-  FATHOM_ASSIGN_OR_RETURN(const EntryId known, batch.Lookup(dir));
+  FATHOM_ASSIGN_OR_RETURN(const EntryId known, batch.LookupDirectory(dir));
   if (known != 0) return known;
+  // Something else than a directory there: its events still to come replace it.
+  FATHOM_ASSIGN_OR_RETURN(const EntryId other, batch.Lookup(dir));
+  if (other != 0) return EntryId{0};
   // A directory the catalog missed (created and filled before it was watched, or its events
   // still ahead in the stream): described from the file system, and its parents with it.
   FATHOM_ASSIGN_OR_RETURN(std::optional<Attrs> attrs, ReadLiveAttrs(std::string(dir)));
   ++counters_.reads;
+  NoteUnsettled(DirName(dir));
   if (!attrs) return EntryId{0};
   const Observation seen = AsOfStream();
   if (std::find(roots_.begin(), roots_.end(), dir) != roots_.end()) {

@@ -16,6 +16,14 @@
 // tried again after every stretch, carried along by renames and dropped by removals, until
 // the stream's later events have made room.
 //
+// What is read lives in the present while the catalog stands at the stream's point: an object
+// read under a name may have reached it by events still to come, and a directory may since
+// have been replaced. So every directory where names came, went or were read is noted
+// (carried along by renames, kept in the catalog with the position), and Settle(), called
+// once the stream has nothing more, compares each with the live directory and corrects the
+// catalog (DirectorySettler): whatever order the stream and the reads came in, a catalog
+// caught up with a quiet file system holds exactly what is there.
+//
 // OVERFLOW (the stream could not say what changed) rescans the subtree it names, after what
 // came before it is committed and before its own id is; so does a directory's MOVED_TO
 // without its MOVED_FROM (moved in from outside the roots: what lies below it is new here).
@@ -49,7 +57,9 @@ struct ApplyCounters {
   uint64_t reads = 0;           // paths read from the file system (one per marked path)
   uint64_t gone = 0;            // marked paths already gone when read
   uint64_t outside = 0;         // events about paths outside every root
-  uint64_t rescans = 0;         // subtrees scanned (OVERFLOW, a new root)
+  uint64_t rescans = 0;         // subtrees scanned (OVERFLOW, a new root, a settled directory)
+  uint64_t settled = 0;         // directories compared with the live ones by Settle()
+  uint64_t corrected = 0;       // names Settle() found wrong and corrected
 };
 
 class EventApplier {
@@ -69,9 +79,22 @@ class EventApplier {
   // still running may store the halves of a rename moments apart: a live follower waits.
   Status Flush(std::chrono::milliseconds min_age = std::chrono::milliseconds(0));
 
+  // Compares the directories noted since the last Settle() with the live ones and makes the
+  // catalog hold what they hold, as of the moment it starts (events of changes made after it
+  // still apply). Call when the stream has nothing more; does nothing while a MOVED_FROM is
+  // held.
+  Status Settle();
+
   const ApplyCounters& counters() const { return counters_; }
 
  private:
+  // Reads the roots, the position and the pending paths from the catalog, once.
+  Status LoadState();
+  // What is kept in the catalog with each commit: pending paths as they are, unsettled
+  // directories with one '/' after them, subtrees owed a rescan with two.
+  std::vector<std::string> Unfinished() const;
+  Status Commit(Batch& batch, uint64_t through);
+  void NoteUnsettled(std::string_view dir);
   // Applies `events` in one transaction, committed with `through` as the last id.
   Status ApplyAll(std::span<const Event> events);
   Status ApplyStretch(std::span<const Event> events, uint64_t through);
@@ -99,6 +122,12 @@ class EventApplier {
   // otherwise in the catalog), kept in the catalog with each commit and tried again after
   // every stretch, carried along by renames, dropped by removals.
   DirtyPaths pending_;
+  // Directories to compare with the live ones once the stream has nothing more, carried
+  // along by renames like pending_.
+  DirtyPaths unsettled_;
+  // Subtrees a Settle() found unknown, to scan (kept in the catalog until scanned).
+  std::vector<std::string> owed_;
+  uint64_t last_applied_ = 0;  // the id the catalog has applied through
   std::vector<Event> held_;  // a MOVED_FROM that ended the last events applied
   std::chrono::steady_clock::time_point held_at_;
   ApplyCounters counters_;

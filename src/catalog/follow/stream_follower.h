@@ -21,6 +21,8 @@ struct FollowLimits {
   uint64_t max_events = 0;          // stop after applying this many (0: no limit)
   bool until_idle = false;          // stop once the feed has nothing more
   std::chrono::milliseconds wait{500};  // how long one read waits for events
+  // Once caught up, directories read while the stream lagged are settled at most this often.
+  std::chrono::milliseconds settle_every{2000};
 };
 
 struct FollowCallbacks {

@@ -241,5 +241,67 @@ TEST_F(EventApplierTest, ADeletedDirectoryTakesItsSubtreeAndPendingReadsAlong) {
   EXPECT_TRUE(report.value().ok());
 }
 
+// g is created (X), renamed to f, and g created again (G); the follower reads g while the
+// stream stands before the rename, so it puts G there, then the rename moves G to f. Neither
+// name can be put while the other holds its object; once caught up, Settle() makes both right.
+TEST_F(EventApplierTest, NamesReadAheadOfTheirRenamesAreSettledOnceCaughtUp) {
+  ASSERT_TRUE(Scan(root_).ok());
+  WriteFile(root_ + "/g", "x");
+  testing::Rename(root_ + "/g", root_ + "/f");
+  WriteFile(root_ + "/g", "gg");
+  ASSERT_TRUE(applier_->Apply(std::vector<Event>{Make(kind::kCreate, "g")}).ok());
+  std::vector<Event> rest{Make(kind::kCloseWrite, "g"), Make(kind::kMovedFrom, "g", 3),
+                          Make(kind::kMovedTo, "f", 3), Make(kind::kCreate, "g"),
+                          Make(kind::kCloseWrite, "g")};
+  ASSERT_TRUE(applier_->Apply(rest).ok());
+  EXPECT_NE(Drift(), std::vector<std::string>{});  // f holds G, g nothing
+  ASSERT_TRUE(applier_->Settle().ok());
+  EXPECT_EQ(Drift(), std::vector<std::string>{});
+  EXPECT_EQ(applier_->counters().settled, 1u);  // the root, where both names are
+  EXPECT_EQ(applier_->counters().corrected, 2u);
+  EXPECT_EQ(catalog_->Pending("test").value(), std::vector<std::string>{});
+  EXPECT_EQ(catalog_->LastApplied("test").value(), rest.back().id);
+  auto report = catalog_->Recount(false);
+  ASSERT_TRUE(report.ok());
+  EXPECT_TRUE(report.value().ok());
+}
+
+// x was a directory holding y, then a file, then a directory holding y again; a scan saw the
+// file after the stream's first events were written, so they are older than what the catalog
+// holds: y's creation cannot go under the file, and waits (the follower does not fail) until
+// the stream or the settling says what x is.
+TEST_F(EventApplierTest, ANameTheCatalogHoldsAsAFileIsNoParentUntilSettled) {
+  std::vector<Event> before{Make(kind::kCreate | kind::kIsDir, "x"), Make(kind::kCreate, "x/y")};
+  WriteFile(root_ + "/x", "1");
+  ASSERT_TRUE(Scan(root_).ok());
+  ASSERT_EQ(::unlink((root_ + "/x").c_str()), 0);
+  MakeDirs(root_ + "/x");
+  WriteFile(root_ + "/x/y", "1");
+  ASSERT_TRUE(applier_->Apply(before).ok());
+  Status settled = applier_->Settle();
+  ASSERT_TRUE(settled.ok()) << settled.message();
+  EXPECT_EQ(Drift(), std::vector<std::string>{});
+  ASSERT_TRUE(At("x/y"));
+}
+
+// A follower killed before it settles leaves the directories to compare in the catalog: the
+// next one settles them even with no event left to apply.
+TEST_F(EventApplierTest, DirectoriesToSettleOutliveTheFollower) {
+  ASSERT_TRUE(Scan(root_).ok());
+  WriteFile(root_ + "/g", "x");
+  testing::Rename(root_ + "/g", root_ + "/f");
+  WriteFile(root_ + "/g", "gg");
+  ASSERT_TRUE(applier_->Apply(std::vector<Event>{Make(kind::kCreate, "g")}).ok());
+  ASSERT_TRUE(applier_->Apply(std::vector<Event>{Make(kind::kMovedFrom, "g", 3),
+                                                 Make(kind::kMovedTo, "f", 3),
+                                                 Make(kind::kCreate, "g")}).ok());
+  EXPECT_EQ(catalog_->Pending("test").value(),
+            (std::vector<std::string>{root_ + "/f", root_ + "/g", root_ + "/"}));
+  EventApplier next(*catalog_, "test", [this](std::string_view path) { return Scan(std::string(path)); });
+  ASSERT_TRUE(next.Settle().ok());
+  EXPECT_EQ(Drift(), std::vector<std::string>{});
+  EXPECT_EQ(catalog_->Pending("test").value(), std::vector<std::string>{});
+}
+
 }  // namespace
 }  // namespace fathom::catalog
