@@ -187,6 +187,13 @@ Status EventApplier::ApplyAll(std::span<const Event> events) {
     if (new_root) roots_.push_back(e.root);
     const std::string& target = new_root || e.path.empty() ? e.root : e.path;
     if (UnderRoot(target) && std::filesystem::is_directory(target)) {
+      FATHOM_ASSIGN_OR_RETURN(const bool placed, ParentIsDirectory(target));
+      if (!placed) {
+        // The catalog holds no directory above it (it read the present ahead of the stream,
+        // or a rename moved it away): settling puts the right objects there, then scans it.
+        NoteUnsettled(DirName(target));
+        continue;
+      }
       ++counters_.rescans;
       FATHOM_RETURN_IF_ERROR(rescan_(target));
       pending_.Remove(target);  // the scan found whatever is there now
@@ -355,6 +362,13 @@ Result<EntryId> EventApplier::ParentOf(Batch& batch, std::string_view path) {
   FATHOM_ASSIGN_OR_RETURN(const EntryId grandparent, ParentOf(batch, dir));
   if (grandparent == 0) return EntryId{0};
   return batch.Put(grandparent, BaseName(dir), *attrs, seen);
+}
+
+Result<bool> EventApplier::ParentIsDirectory(const std::string& path) {
+  if (std::find(roots_.begin(), roots_.end(), path) != roots_.end()) return true;
+  FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<Batch> batch, catalog_.Begin());  // rolled back
+  FATHOM_ASSIGN_OR_RETURN(const EntryId dir, batch->LookupDirectory(DirName(path)));
+  return dir != 0;
 }
 
 bool EventApplier::UnderRoot(std::string_view path) const {

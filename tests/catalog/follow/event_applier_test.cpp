@@ -284,6 +284,23 @@ TEST_F(EventApplierTest, ANameTheCatalogHoldsAsAFileIsNoParentUntilSettled) {
   ASSERT_TRUE(At("x/y"));
 }
 
+// An OVERFLOW below a name the catalog holds as a file cannot be scanned in place: the
+// directory above it is settled instead, which scans what it finds there.
+TEST_F(EventApplierTest, AnOverflowBelowAFileInTheCatalogIsSettledNotScannedInPlace) {
+  std::vector<Event> before{Make(kind::kOverflow, "x/sub")};
+  WriteFile(root_ + "/x", "1");
+  ASSERT_TRUE(Scan(root_).ok());
+  ASSERT_EQ(::unlink((root_ + "/x").c_str()), 0);
+  MakeDirs(root_ + "/x/sub");
+  WriteFile(root_ + "/x/sub/f", "1");
+  ASSERT_TRUE(applier_->Apply(before).ok());
+  EXPECT_EQ(applier_->counters().rescans, 0u);
+  Status settled = applier_->Settle();
+  ASSERT_TRUE(settled.ok()) << settled.message();
+  EXPECT_EQ(applier_->counters().rescans, 1u);  // x, found a directory
+  EXPECT_EQ(Drift(), std::vector<std::string>{});
+}
+
 // A follower killed before it settles leaves the directories to compare in the catalog: the
 // next one settles them even with no event left to apply.
 TEST_F(EventApplierTest, DirectoriesToSettleOutliveTheFollower) {
