@@ -176,7 +176,11 @@ class CatalogBatch final : public Batch {
     if (parent != 0) FATHOM_RETURN_IF_ERROR(ParentOf(parent).status());
     FATHOM_ASSIGN_OR_RETURN(EntryId at_name, b_.NameTarget(parent, name));
     FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> entry, b_.EntryByIdentity(attrs.dev, attrs.ino));
-    if (entry && IsStale(entry->seen_ns, seen.time_ns)) return entry->id;
+    if (entry && IsStale(entry->seen_ns, seen.time_ns)) {
+      // Newer news of the object wins; if it is now of another type (its inode number went to
+      // a new object), what was read is gone.
+      return (entry->attrs.mode & S_IFMT) == (attrs.mode & S_IFMT) ? entry->id : EntryId{0};
+    }
     bool replaces = at_name != 0 && (!entry || at_name != entry->id);
     if (replaces && !seen.replaces) return EntryId{0};
     if (replaces) {

@@ -244,6 +244,20 @@ TEST_F(CatalogTest, StaleObservationsAreIgnored) {
   EXPECT_TRUE(FATHOM_TEST_VALUE(catalog_->Recount(false)).ok());
 }
 
+// An inode number freed by a directory and given to a file: an older reading of the directory
+// is ignored, and what it returns is no entry (a scan must not put the directory's children
+// under the file).
+TEST_F(CatalogTest, AStaleObservationOfAnIdentityNowOfAnotherTypeReturnsNoEntry) {
+  auto b = Begin();
+  PutSmallTree(*b);
+  EntryId x = Id("/r/x");
+  FATHOM_TEST_VALUE(b->Put(x, "f", FileAttrs(30, 10), At(T(100))));
+  EXPECT_EQ(FATHOM_TEST_VALUE(b->Put(x, "d", DirAttrs(30), At(T(50)))), 0);
+  ASSERT_TRUE(b->Commit().ok());
+  EXPECT_EQ(Id("/r/x/d"), 0);
+  EXPECT_NE(Id("/r/x/f"), 0);
+}
+
 TEST_F(CatalogTest, PutOfASingleNamedObjectElsewhereIsAMissedRename) {
   auto b = Begin();
   PutSmallTree(*b);
