@@ -222,7 +222,8 @@ class Batch {
   //    directory, nlink > 1), else moved from there (a rename the catalog missed: a
   //    directory keeps its subtree);
   //  - ignored when the catalog's observation of the object (or of its removal) is newer.
-  // Returns the object's entry.
+  // Returns the object's entry (0 when ignored because the catalog's newer observation of its
+  // identity is of another type, or of its removal).
   virtual Result<EntryId> Put(EntryId parent, std::string_view name, const Attrs& attrs,
                               const Observation& seen) = 0;
   // Removes a name; an object left without names is recorded as removed (its last path), a
@@ -240,6 +241,16 @@ class Batch {
   // still to read once later events say where they went (Catalog::Pending).
   virtual Status Commit(std::string_view stream = {}, uint64_t last_applied = 0,
                         std::span<const std::string> pending = {}) = 0;
+};
+
+// Who a query answers: a user and the groups it belongs to (primary and supplementary).
+struct Caller {
+  uint32_t uid = 0;
+  std::vector<uint32_t> gids;
+  // The process's effective user and groups.
+  static Caller Current();
+  // A user of the system's user database, by name or number, with its groups.
+  static Result<Caller> Named(const std::string& user);
 };
 
 class Catalog {
@@ -290,5 +301,16 @@ class Catalog {
   // Recomputes every kept statistic and compares (`repair`: replaces what differs).
   virtual Result<RecountReport> Recount(bool repair) = 0;
 };
+
+// A read-only view of `catalog` holding what `caller` could see of the file system with its
+// POSIX permission bits (ACLs are not kept): the names in directories the caller may read and
+// search (r and x), below directories it may all read and search from the catalog's root, as
+// a `find` run by that user would list them (a root is visible). Stat, Children, Walk,
+// Select and Paths hold those names only; Subtree and Usage add up the visible names below
+// the directory, Accounting the visible objects (walks: the kept totals would count what the
+// caller cannot see); Removed holds what the caller owned. Info passes through; Begin,
+// BeginScan, FinishScan and Recount are refused. uid 0 sees everything, as the kernel lets
+// it. Owns `catalog`; used from one thread at a time, like any Catalog.
+std::unique_ptr<Catalog> VisibleTo(std::unique_ptr<Catalog> catalog, Caller caller);
 
 }  // namespace fathom::catalog

@@ -18,4 +18,12 @@ void AddCatalogOption(CLI::App& cmd, std::string& uri);
 // another.
 Result<std::unique_ptr<catalog::Catalog>> OpenCatalog(const std::string& uri, bool read_only);
 
+// Adds --as-user USER (root only): answer as that user would see the file system.
+void AddAsUserOption(CLI::App& cmd, std::string& user);
+
+// Opens `uri` for the query commands (find, du, report, undelete): as the caller sees the
+// file system (catalog::VisibleTo) unless the caller is root, then as `as_user` when given.
+Result<std::unique_ptr<catalog::Catalog>> OpenCatalogForQueries(const std::string& uri,
+                                                                const std::string& as_user);
+
 }  // namespace fathom::cli

@@ -16,6 +16,7 @@ namespace {
 
 struct DuArgs {
   std::string catalog;
+  std::string as_user;
   std::vector<std::string> paths;
   bool summarize = false;
   bool all = false;
@@ -98,7 +99,7 @@ int RunDu(const CLI::App& cmd, const DuArgs& args) {
                  "fathom du: warning: options --apparent-size and -b are ineffective with "
                  "--inodes\n");
   }
-  auto catalog = OpenCatalog(args.catalog, /*read_only=*/true);
+  auto catalog = OpenCatalogForQueries(args.catalog, args.as_user);
   if (!catalog.ok()) return Fail("du", catalog.status().message(), kExitFailure);
   bool missing = false;
   catalog::report::DuSink sink;
@@ -134,6 +135,7 @@ CommandRunner AddDuCommand(CLI::App& app) {
       "  fathom du -s -u alice -t f /scratch     # only alice's regular files\n"
       "  fathom du --inodes -d 1 /scratch");
   AddCatalogOption(*cmd, args->catalog);
+  AddAsUserOption(*cmd, args->as_user);
   cmd->add_option("PATH", args->paths, "Paths to measure, as the catalog names them (default .)");
   cmd->add_flag("-s,--summarize", args->summarize, "Only a total for each argument");
   cmd->add_flag("-a,--all", args->all, "List files too, not only directories");

@@ -16,6 +16,7 @@ namespace {
 
 struct FindArgs {
   std::string catalog;
+  std::string as_user;
 };
 
 // find's own command line (starting points and expression), taken off before parsing.
@@ -35,9 +36,10 @@ int SplitFindArguments(int argc, char** argv) {
   int j = i + 1;
   while (j < argc) {
     const std::string_view arg = argv[j];
-    if (arg == "--catalog" && j + 1 < argc) {
+    if ((arg == "--catalog" || arg == "--as-user") && j + 1 < argc) {
       j += 2;
-    } else if (arg.starts_with("--catalog=") || arg == "-h" || arg == "--help") {
+    } else if (arg.starts_with("--catalog=") || arg.starts_with("--as-user=") || arg == "-h" ||
+               arg == "--help") {
       ++j;
     } else {
       break;
@@ -51,8 +53,8 @@ CommandRunner AddFindCommand(CLI::App& app) {
   auto args = std::make_shared<FindArgs>();
   CLI::App* cmd = app.add_subcommand(
       "find",
-      "Search the catalog with GNU find's expressions: fathom find [--catalog URI] [PATH...] "
-      "[EXPRESSION]");
+      "Search the catalog with GNU find's expressions: fathom find [--catalog URI] [--as-user "
+      "USER] [PATH...] [EXPRESSION]");
   cmd->footer(
       "\nEXPRESSION is GNU find's: tests (-name -iname -path -regex -type -user -group -uid "
       "-gid -nouser -nogroup -size -empty -links -inum -perm -newer -newerXY -mtime -atime "
@@ -64,8 +66,9 @@ CommandRunner AddFindCommand(CLI::App& app) {
       "  fathom find /srv/data -name '*.h5' -mtime -7 -printf '%s %p\\n'\n"
       "  fathom find /srv/data -type f -count");
   AddCatalogOption(*cmd, args->catalog);
+  AddAsUserOption(*cmd, args->as_user);
   return [args] {
-    auto catalog = OpenCatalog(args->catalog, /*read_only=*/true);
+    auto catalog = OpenCatalogForQueries(args->catalog, args->as_user);
     if (!catalog.ok()) return Fail("find", catalog.status().message(), kExitFailure);
     const int rc = catalog::find::RunFind(FindExpression(), *catalog.value(), std::cout, std::cerr);
     std::cout.flush();

@@ -21,6 +21,7 @@ constexpr size_t kDefaultTop = 20;  // Robinhood's
 
 struct ReportArgs {
   std::string catalog;
+  std::string as_user;
   bool fs_info = false;
   std::string user_info, group_info;
   std::string top_users, top_groups, top_dirs, top_size, oldest_files, oldest_empty_dirs;
@@ -165,7 +166,7 @@ int RunReport(const ReportArgs& args) {
                 "(fathom report --help)",
                 kExitUsage);
   }
-  auto catalog = OpenCatalog(args.catalog, /*read_only=*/true);
+  auto catalog = OpenCatalogForQueries(args.catalog, args.as_user);
   if (!catalog.ok()) return Fail("report", catalog.status().message(), kExitFailure);
   bool first = true;
   auto emit = [&](const std::string& text) {
@@ -215,6 +216,7 @@ CommandRunner AddReportCommand(CLI::App& app) {
       "  fathom report --big-dirs 100G --json\n"
       "  fathom report --age-histogram=atime --extensions");
   AddCatalogOption(*cmd, args->catalog);
+  AddAsUserOption(*cmd, args->as_user);
   cmd->add_flag("-i,--fs-info", args->fs_info, "Count, volume and space used per type");
   args->user_opt = AddOptional(cmd, "-u,--user-info", args->user_info,
                                "Per user and type (only USER when given)", "[USER]");

@@ -15,6 +15,7 @@ namespace {
 
 struct UndeleteArgs {
   std::string catalog;
+  std::string as_user;
   bool list = false;
   std::string path = "/";
   std::string since;
@@ -50,7 +51,7 @@ int RunUndelete(const UndeleteArgs& args) {
   }
   auto since = SinceNs(args.since);
   if (!since.ok()) return Fail("undelete", since.status().message(), kExitUsage);
-  auto catalog = OpenCatalog(args.catalog, /*read_only=*/true);
+  auto catalog = OpenCatalogForQueries(args.catalog, args.as_user);
   if (!catalog.ok()) return Fail("undelete", catalog.status().message(), kExitFailure);
   std::string path = catalog::LexicalPath(catalog::report::CurrentDirectory(), args.path);
   auto table = catalog::report::RemovedList(*catalog.value(), path, since.value());
@@ -80,6 +81,7 @@ CommandRunner AddUndeleteCommand(CLI::App& app) {
       "  fathom undelete --list /scratch/alice --since 7d\n"
       "  fathom undelete --list /scratch --since '2026-11-20 14:00' --csv");
   AddCatalogOption(*cmd, args->catalog);
+  AddAsUserOption(*cmd, args->as_user);
   cmd->add_flag("-L,--list", args->list, "List removed entries, newest first");
   cmd->add_option("PATH", args->path, "Only entries whose last path is PATH or below it (default /)");
   cmd->add_option("--since", args->since,

@@ -1,0 +1,194 @@
+// visible_catalog.cpp — VisibleTo(): the catalog as one user could see the file system.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "catalog/catalog_path.h"
+#include "catalog/statistics.h"
+#include "fathom/catalog.h"
+
+namespace fathom::catalog {
+namespace {
+
+constexpr int kRead = 4;
+constexpr int kSearch = 1;
+
+std::string_view ParentPath(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return {};
+  return slash == 0 ? std::string_view("/") : path.substr(0, slash);
+}
+
+class VisibleCatalog final : public Catalog {
+ public:
+  VisibleCatalog(std::unique_ptr<Catalog> catalog, Caller caller)
+      : c_(std::move(catalog)), caller_(std::move(caller)) {}
+
+  Result<std::unique_ptr<Batch>> Begin() override { return ReadOnly("write to"); }
+  Result<uint64_t> LastApplied(std::string_view stream) override { return c_->LastApplied(stream); }
+  Result<std::vector<std::string>> Pending(std::string_view stream) override {
+    return c_->Pending(stream);
+  }
+  Result<uint64_t> BeginScan(std::string_view, bool) override { return ReadOnly("scan into"); }
+  Status FinishScan(uint64_t, const std::function<void(uint64_t)>&) override {
+    return ReadOnly("scan into");
+  }
+
+  Result<std::optional<Node>> Stat(std::string_view path) override {
+    FATHOM_ASSIGN_OR_RETURN(std::optional<Node> node, c_->Stat(path));
+    if (!node || node->parent == 0) return node;
+    FATHOM_ASSIGN_OR_RETURN(const bool visible, Listable(ParentPath(path)));
+    return visible ? node : std::nullopt;
+  }
+
+  Status Children(EntryId dir, const std::function<bool(const Node&)>& fn) override {
+    FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> paths, c_->Paths(dir));
+    for (const std::string& path : paths) {
+      FATHOM_ASSIGN_OR_RETURN(const bool listable, Listable(path));
+      if (listable) return c_->Children(dir, fn);
+    }
+    return Status::Ok();
+  }
+
+  Status Walk(std::string_view path, const std::function<WalkStep(const Visit&)>& fn) override {
+    FATHOM_ASSIGN_OR_RETURN(std::optional<Node> start, Stat(path));
+    if (!start) return Status::Ok();
+    return c_->Walk(path, [&](const Visit& v) {
+      const WalkStep step = fn(v);
+      // A directory the caller cannot read and search is seen, not what it holds.
+      if (step == WalkStep::kContinue && S_ISDIR(v.node.attrs.mode) && !Allows(v.node.attrs, kRead | kSearch)) {
+        return WalkStep::kSkipChildren;
+      }
+      return step;
+    });
+  }
+
+  Result<std::vector<std::string>> Paths(EntryId id) override {
+    FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> paths, c_->Paths(id));
+    std::vector<std::string> visible;
+    for (std::string& path : paths) {
+      FATHOM_ASSIGN_OR_RETURN(const bool shown, NameVisible(path));
+      if (shown) visible.push_back(std::move(path));
+    }
+    return visible;
+  }
+
+  Status Select(const Selection& selection, const std::function<bool(const Visit&)>& fn) override {
+    Status failed;
+    Status walked = c_->Select(selection, [&](const Visit& v) {
+      Result<bool> shown = v.node.parent == 0 ? Result<bool>(true) : Listable(ParentPath(v.path));
+      if (!shown.ok()) {
+        failed = shown.status();
+        return false;
+      }
+      return !shown.value() || fn(v);
+    });
+    return failed.ok() ? walked : failed;
+  }
+
+  Result<Totals> Subtree(EntryId dir) override { return Sum(dir, /*count_links=*/true); }
+  Result<Totals> Usage(EntryId dir, bool count_links) override { return Sum(dir, count_links); }
+
+  Result<std::vector<AcctRow>> Accounting() override {
+    FATHOM_ASSIGN_OR_RETURN(CatalogInfo info, c_->Info());
+    std::map<AcctKey, AcctDelta> acct;
+    std::unordered_set<EntryId> counted;
+    for (const std::string& root : info.roots) {
+      FATHOM_RETURN_IF_ERROR(Walk(root, [&](const Visit& v) {
+        if (counted.insert(v.node.id).second) acct[AcctKeyOf(v.node.attrs)] += ObjectContribution(v.node.attrs, +1);
+        return WalkStep::kContinue;
+      }));
+    }
+    std::vector<AcctRow> rows;
+    for (const auto& [key, d] : acct) {
+      AcctRow row;
+      row.uid = key.uid;
+      row.gid = key.gid;
+      row.type = key.type;
+      row.count = static_cast<uint64_t>(d.count);
+      row.size = d.size;
+      row.blocks = d.blocks;
+      for (int i = 0; i < kSizeBuckets; ++i) row.buckets[i] = static_cast<uint64_t>(d.buckets[i]);
+      rows.push_back(row);
+    }
+    return rows;
+  }
+
+  Status Removed(std::string_view path_prefix, int64_t since_ns,
+                 const std::function<bool(const RemovedEntry&)>& fn) override {
+    return c_->Removed(path_prefix, since_ns, [&](const RemovedEntry& r) {
+      return (caller_.uid != 0 && r.attrs.uid != caller_.uid) || fn(r);
+    });
+  }
+
+  Result<CatalogInfo> Info() override { return c_->Info(); }
+  Result<RecountReport> Recount(bool) override { return ReadOnly("recount"); }
+
+ private:
+  Status ReadOnly(const std::string& what) const {
+    return Status::Error("the catalog as user " + std::to_string(caller_.uid) +
+                         " sees is read-only: cannot " + what + " it (run as root, without --as-user)");
+  }
+
+  bool Allows(const Attrs& a, int want) const {
+    if (caller_.uid == 0) return true;
+    int bits = static_cast<int>(a.mode) & 7;
+    if (a.uid == caller_.uid) {
+      bits = (static_cast<int>(a.mode) >> 6) & 7;
+    } else if (std::find(caller_.gids.begin(), caller_.gids.end(), a.gid) != caller_.gids.end()) {
+      bits = (static_cast<int>(a.mode) >> 3) & 7;
+    }
+    return (bits & want) == want;
+  }
+
+  // Whether the names in the directory at `path` are visible: it and every directory above it
+  // up to its root may be read and searched.
+  Result<bool> Listable(std::string_view path) {
+    if (auto it = listable_.find(path); it != listable_.end()) return it->second;
+    FATHOM_ASSIGN_OR_RETURN(std::optional<Node> dir, c_->Stat(path));
+    bool listable = dir && S_ISDIR(dir->attrs.mode) && Allows(dir->attrs, kRead | kSearch);
+    if (listable && dir->parent != 0) {
+      FATHOM_ASSIGN_OR_RETURN(listable, Listable(ParentPath(path)));
+    }
+    listable_.emplace(std::string(path), listable);
+    return listable;
+  }
+
+  Result<bool> NameVisible(std::string_view path) {
+    FATHOM_ASSIGN_OR_RETURN(std::optional<Node> node, c_->Stat(path));
+    if (!node) return false;
+    return node->parent == 0 ? Result<bool>(true) : Listable(ParentPath(path));
+  }
+
+  // The visible names below `dir` (itself included); with !count_links an object with several
+  // names there counts once, as GNU du counts it.
+  Result<Totals> Sum(EntryId dir, bool count_links) {
+    FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> paths, Paths(dir));
+    Totals totals;
+    if (paths.empty()) return totals;
+    std::unordered_set<EntryId> counted;
+    FATHOM_RETURN_IF_ERROR(Walk(paths.front(), [&](const Visit& v) {
+      const bool several = !S_ISDIR(v.node.attrs.mode) && v.node.attrs.nlink > 1;
+      if (count_links || !several || counted.insert(v.node.id).second) {
+        Apply(NameContribution(v.node.attrs), totals);
+      }
+      return WalkStep::kContinue;
+    }));
+    return totals;
+  }
+
+  std::unique_ptr<Catalog> c_;
+  Caller caller_;
+  std::map<std::string, bool, std::less<>> listable_;
+};
+
+}  // namespace
+
+std::unique_ptr<Catalog> VisibleTo(std::unique_ptr<Catalog> catalog, Caller caller) {
+  return std::make_unique<VisibleCatalog>(std::move(catalog), std::move(caller));
+}
+
+}  // namespace fathom::catalog
