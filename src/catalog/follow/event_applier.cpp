@@ -155,7 +155,7 @@ Status EventApplier::Settle() {
     scanned.push_back(path);
     if (!std::filesystem::is_directory(path)) continue;
     ++counters_.rescans;
-    FATHOM_RETURN_IF_ERROR(rescan_(path));
+    FATHOM_RETURN_IF_ERROR(ScanSubtree(path));
   }
   owed_.clear();
   FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<Batch> batch, catalog_.Begin());
@@ -195,7 +195,7 @@ Status EventApplier::ApplyAll(std::span<const Event> events) {
         continue;
       }
       ++counters_.rescans;
-      FATHOM_RETURN_IF_ERROR(rescan_(target));
+      FATHOM_RETURN_IF_ERROR(ScanSubtree(target));
       pending_.Remove(target);  // the scan found whatever is there now
       unsettled_.Remove(target);
     }
@@ -362,6 +362,14 @@ Result<EntryId> EventApplier::ParentOf(Batch& batch, std::string_view path) {
   FATHOM_ASSIGN_OR_RETURN(const EntryId grandparent, ParentOf(batch, dir));
   if (grandparent == 0) return EntryId{0};
   return batch.Put(grandparent, BaseName(dir), *attrs, seen);
+}
+
+Status EventApplier::ScanSubtree(const std::string& path) {
+  Status scanned = rescan_(path);
+  if (scanned.ok() || std::filesystem::is_directory(path)) return scanned;
+  // Gone since it was chosen (the tree keeps changing): its parent is settled later.
+  NoteUnsettled(DirName(path));
+  return Status::Ok();
 }
 
 Result<bool> EventApplier::ParentIsDirectory(const std::string& path) {

@@ -108,6 +108,8 @@ class EventApplier {
   // The entry of `path`'s parent, put into the catalog from the file system when missing;
   // 0 when the path lies outside every root or its parent is gone.
   Result<EntryId> ParentOf(Batch& batch, std::string_view path);
+  // Scans the subtree at `path`; one that is gone when scanned leaves its parent to settle.
+  Status ScanSubtree(const std::string& path);
   // Whether `path` is a root or its parent is a directory in the catalog (so that a scan of
   // `path` can place it).
   Result<bool> ParentIsDirectory(const std::string& path);

@@ -301,6 +301,21 @@ TEST_F(EventApplierTest, AnOverflowBelowAFileInTheCatalogIsSettledNotScannedInPl
   EXPECT_EQ(Drift(), std::vector<std::string>{});
 }
 
+// The tree keeps changing: a subtree chosen for a scan is gone when the scan opens it. The
+// follower goes on, and its parent is settled.
+TEST_F(EventApplierTest, ASubtreeGoneBeforeItsScanLeavesItsParentToSettle) {
+  MakeDirs(root_ + "/d/e");
+  ASSERT_TRUE(Scan(root_).ok());
+  EventApplier racing(*catalog_, "test", [this](std::string_view path) {
+    testing::RemoveTree(std::string(path));  // removed between the check and the scan
+    return Scan(std::string(path));
+  });
+  ASSERT_TRUE(racing.Apply(std::vector<Event>{Make(kind::kOverflow, "d")}).ok());
+  ASSERT_TRUE(racing.Settle().ok());
+  EXPECT_EQ(Drift(), std::vector<std::string>{});
+  EXPECT_FALSE(At("d"));
+}
+
 // A follower killed before it settles leaves the directories to compare in the catalog: the
 // next one settles them even with no event left to apply.
 TEST_F(EventApplierTest, DirectoriesToSettleOutliveTheFollower) {
