@@ -291,6 +291,10 @@ class Catalog {
   // The same with GNU du's rule: an object with several names below `dir` counted once
   // (every time with `count_links`).
   virtual Result<Totals> Usage(EntryId dir, bool count_links) = 0;
+  // The objects with several names, one or more of them below `dir`, each with every path it
+  // has, until `fn` returns false (what an earlier argument of du may already have counted).
+  virtual Status Linked(EntryId dir,
+                        const std::function<bool(const Node&, const std::vector<std::string>&)>& fn) = 0;
   virtual Result<std::vector<AcctRow>> Accounting() = 0;
   // Removed objects whose last path lies under `path_prefix`, removed at or after
   // `since_ns`, newest first.

@@ -195,23 +195,26 @@ class CatalogImpl final : public Catalog {
   Result<Totals> Usage(EntryId dir, bool count_links) override {
     FATHOM_ASSIGN_OR_RETURN(Totals totals, Subtree(dir));
     if (count_links) return totals;
-    FATHOM_ASSIGN_OR_RETURN(std::vector<EntryId> multi, b_->MultiEntries());
-    std::unordered_map<EntryId, bool> below;  // directory -> whether `dir` holds it
-    for (EntryId id : multi) {
-      FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> entry, b_->EntryById(id));
-      if (!entry) continue;
-      FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, b_->NamesOf(id));
-      int64_t inside = 0;
-      for (const NameRow& n : names) {
-        FATHOM_ASSIGN_OR_RETURN(bool held, Holds(dir, n.parent, below));
-        inside += held ? 1 : 0;
-      }
-      if (inside > 1) {
-        TotalsDelta extra = NameContribution(entry->attrs);
-        for (int64_t i = 1; i < inside; ++i) Apply(extra.Negated(), totals);
-      }
-    }
+    FATHOM_RETURN_IF_ERROR(ForEachLinkedBelow(dir, [&](const EntryRow& entry, const std::vector<NameRow>&, int64_t inside) {
+      const TotalsDelta extra = NameContribution(entry.attrs).Negated();
+      for (int64_t i = 1; i < inside; ++i) Apply(extra, totals);
+      return true;
+    }));
     return totals;
+  }
+
+  Status Linked(EntryId dir, const std::function<bool(const Node&, const std::vector<std::string>&)>& fn) override {
+    FATHOM_RETURN_IF_ERROR(CheckDirectory(dir));
+    Status failed;
+    FATHOM_RETURN_IF_ERROR(ForEachLinkedBelow(dir, [&](const EntryRow& entry, const std::vector<NameRow>& names, int64_t) {
+      Result<std::vector<std::string>> paths = Paths(entry.id);
+      if (!paths.ok()) {
+        failed = paths.status();
+        return false;
+      }
+      return fn(Node{entry.id, names.front().parent, names.front().name, entry.attrs}, paths.value());
+    }));
+    return failed;
   }
 
   Result<std::vector<AcctRow>> Accounting() override { return b_->Accounting(); }
@@ -276,6 +279,26 @@ class CatalogImpl final : public Catalog {
   }
 
   // Whether directory `from` is `ancestor` or lies below it (answers remembered in `memo`).
+  // Every object with several names, at least one of them below `dir`: its row, its names and
+  // how many of them lie below `dir`, until `fn` returns false.
+  Status ForEachLinkedBelow(
+      EntryId dir, const std::function<bool(const EntryRow&, const std::vector<NameRow>&, int64_t)>& fn) {
+    FATHOM_ASSIGN_OR_RETURN(std::vector<EntryId> multi, b_->MultiEntries());
+    std::unordered_map<EntryId, bool> below;  // directory -> whether `dir` holds it
+    for (EntryId id : multi) {
+      FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> entry, b_->EntryById(id));
+      if (!entry) continue;
+      FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, b_->NamesOf(id));
+      int64_t inside = 0;
+      for (const NameRow& n : names) {
+        FATHOM_ASSIGN_OR_RETURN(bool held, Holds(dir, n.parent, below));
+        inside += held ? 1 : 0;
+      }
+      if (inside > 0 && !fn(*entry, names, inside)) break;
+    }
+    return Status::Ok();
+  }
+
   Result<bool> Holds(EntryId ancestor, EntryId from, std::unordered_map<EntryId, bool>& memo) {
     std::vector<EntryId> path;
     bool held = false;

@@ -92,6 +92,28 @@ class VisibleCatalog final : public Catalog {
   Result<Totals> Subtree(EntryId dir) override { return Sum(dir, /*count_links=*/true); }
   Result<Totals> Usage(EntryId dir, bool count_links) override { return Sum(dir, count_links); }
 
+  Status Linked(EntryId dir, const std::function<bool(const Node&, const std::vector<std::string>&)>& fn) override {
+    FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> dir_paths, Paths(dir));
+    if (dir_paths.empty()) return Status::Ok();
+    Status failed;
+    Status listed = c_->Linked(dir, [&](const Node& node, const std::vector<std::string>& paths) {
+      std::vector<std::string> shown;
+      for (const std::string& path : paths) {
+        Result<bool> visible = NameVisible(path);
+        if (!visible.ok()) {
+          failed = visible.status();
+          return false;
+        }
+        if (visible.value()) shown.push_back(path);
+      }
+      const bool below = std::any_of(shown.begin(), shown.end(), [&](const std::string& p) {
+        return std::any_of(dir_paths.begin(), dir_paths.end(), [&](const std::string& d) { return PathIsUnder(p, d); });
+      });
+      return !below || fn(node, shown);
+    });
+    return failed.ok() ? listed : failed;
+  }
+
   Result<std::vector<AcctRow>> Accounting() override {
     FATHOM_ASSIGN_OR_RETURN(CatalogInfo info, c_->Info());
     std::map<AcctKey, AcctDelta> acct;

@@ -47,7 +47,11 @@ class DuRun {
       amount = options_.inodes          ? totals.entries()
                : options_.apparent_size ? static_cast<uint64_t>(std::max<int64_t>(totals.size, 0))
                                         : static_cast<uint64_t>(totals.blocks) * 512;
-      if (hash_all_) amount -= CountedBelow(path);
+      if (hash_all_) {
+        amount -= CountedBelow(path);
+        FATHOM_ASSIGN_OR_RETURN(const uint64_t again, CountedElsewhere(node->id, path));
+        amount -= again;
+      }
       Print(amount, arg);
     } else {
       FATHOM_ASSIGN_OR_RETURN(amount, Walk(arg, path));
@@ -82,6 +86,23 @@ class DuRun {
       if (IsUnder(path, earlier)) return true;
     }
     return false;
+  }
+
+  // With several arguments, a summarized one leaves its hard-linked objects in seen_, as a walk
+  // would; returns what it holds of them that an earlier argument counted already (an
+  // earlier argument nested below it is taken off whole by CountedBelow).
+  Result<uint64_t> CountedElsewhere(EntryId dir, std::string_view dir_path) {
+    uint64_t again = 0;
+    FATHOM_RETURN_IF_ERROR(catalog_.Linked(dir, [&](const Node& node, const std::vector<std::string>& paths) {
+      const bool in_nested = std::any_of(paths.begin(), paths.end(), [&](const std::string& p) {
+        return IsUnder(p, dir_path) && CountedUnder(p);
+      });
+      if (!seen_.emplace(node.attrs.dev, node.attrs.ino).second && !in_nested) {
+        again += Amount(node.attrs);
+      }
+      return true;
+    }));
+    return again;
   }
 
   // What earlier arguments below `path` counted (an argument summarized from the kept totals

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -14,6 +15,7 @@
 #include "catalog/report/catalog_from_tree.h"
 #include "catalog/report/owners.h"
 #include "catalog/report/sample_tree.h"
+#include "support/fs_ops.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
 
@@ -61,13 +63,19 @@ class DuAgainstGnu : public ::testing::Test {
   // fathom's output for `options` and `paths`.
   static std::string Ours(const DuOptions& options, const std::vector<std::string>& paths,
                           std::vector<std::string>* missing = nullptr) {
+    return OursOn(*catalog_, options, paths, missing);
+  }
+
+  static std::string OursOn(Catalog& catalog, const DuOptions& options,
+                            const std::vector<std::string>& paths,
+                            std::vector<std::string>* missing = nullptr) {
     std::string out;
     DuSink sink;
     sink.line = [&](std::string_view line) { out.append(line); };
     sink.missing = [&](const std::string& arg) {
       if (missing) missing->push_back(arg);
     };
-    Status listed = Du(*catalog_, paths, options, sink);
+    Status listed = Du(catalog, paths, options, sink);
     EXPECT_TRUE(listed.ok()) << listed.message();
     return out;
   }
@@ -203,6 +211,36 @@ TEST_F(DuAgainstGnu, OverlappingArgumentsCountedOnce) {
   ExpectSameAsGnu({"-s"}, {root_, root_ + "/docs"});
   ExpectSameAsGnu({"-s", "-l", "--inodes"}, {root_ + "/docs", root_});
   ExpectSameAsGnu({"-d", "1", "-b"}, {root_ + "/deep/a", root_ + "/docs/util.c", root_ + "/deep"});
+}
+
+// One file with names in three directories: with several arguments GNU counts it under the
+// first that holds it, whether the others are summarized from kept totals or walked.
+TEST_F(DuAgainstGnu, AHardLinkAcrossArgumentsIsCountedUnderTheFirst) {
+  const std::string tree = *dir_ / "linked";
+  testing::MakeDirs(tree + "/a");
+  testing::MakeDirs(tree + "/b/sub");
+  testing::MakeDirs(tree + "/c");
+  testing::WriteFile(tree + "/a/f", std::string(9000, 'x'));
+  testing::WriteFile(tree + "/b/h", std::string(100, 'y'));
+  ASSERT_EQ(link((tree + "/a/f").c_str(), (tree + "/b/sub/g").c_str()), 0);
+  ASSERT_EQ(link((tree + "/a/f").c_str(), (tree + "/c/k").c_str()), 0);
+  auto catalog = testing::CatalogOfTree(*dir_ / "linked.db", tree);
+  ASSERT_TRUE(catalog.ok()) << catalog.status().message();
+  const std::string a = tree + "/a", b = tree + "/b", c = tree + "/c", sub = tree + "/b/sub";
+  // Summarized: any arguments. Walked: arguments that each hold one name (within one
+  // argument GNU meets the names in readdir order, the catalog in name order).
+  const std::vector<std::vector<std::string>> summarized = {{"-s"}, {"-s", "-c", "-b"}, {"-s", "--inodes"}};
+  const std::vector<std::vector<std::string>> walked = {{}, {"-a", "-c"}};
+  const std::vector<std::vector<std::string>> any = {{a, b, c}, {c, b, a}, {b, tree}, {tree, b}, {sub, b, c}, {a, a}};
+  const std::vector<std::vector<std::string>> one_each = {{a, b, c}, {c, b, a}, {sub, c, a}};
+  for (const auto& [options, sets] : {std::pair{summarized, any}, std::pair{walked, one_each}}) {
+    for (const std::vector<std::string>& args : options) {
+      for (const std::vector<std::string>& paths : sets) {
+        EXPECT_EQ(OursOn(*catalog.value(), Options(args), paths), Gnu(args, paths))
+            << ::testing::PrintToString(args) << " " << ::testing::PrintToString(paths);
+      }
+    }
+  }
 }
 
 TEST_F(DuAgainstGnu, RelativePathsStartAtTheWorkingDirectory) {
