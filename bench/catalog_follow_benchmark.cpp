@@ -4,7 +4,8 @@
 //   throughput: a tree of FILES files is scanned into a fresh catalog; a store is filled with
 //     EVENTS events about them (MODIFY, ATTRIB, CLOSE_WRITE on existing files, and CREATE and
 //     DELETE of files made and removed on disk to match); the follower then applies the whole
-//     store (each path named read once per batch with lstat). Prints events/s.
+//     store (each path named read once per batch with lstat), then settles (compares the
+//     directories it read with the live ones). Prints events/s.
 //   latency: `fathom watch -r TREE --store S` runs beside an in-process follower of S while a
 //     workload changes RATE files a second (utimensat: one ATTRIB each) for SECONDS; each
 //     event's latency is the time from the source's observation (its ts) to the commit of
@@ -135,12 +136,20 @@ void Throughput(const std::string& dir, uint64_t files, uint64_t events) {
     Check(applier.Apply(batch.events));
   }
   const double seconds = Seconds(started);
+  // Caught up: the directories read are compared with the live ones, as a follower does.
+  const auto settling = Clock::now();
+  Check(applier.Settle());
+  const double settled = Seconds(settling);
   const auto& c = applier.counters();
   std::printf("throughput: %llu events applied in %.2f s: %.0f events/s (%llu paths read, %llu "
-              "gone) over %llu files\n",
+              "gone) over %llu files; then %llu directories settled in %.2f s (%llu names "
+              "corrected): %.0f events/s in all\n",
               static_cast<unsigned long long>(c.events), seconds,
               static_cast<double>(c.events) / seconds, static_cast<unsigned long long>(c.reads),
-              static_cast<unsigned long long>(c.gone), static_cast<unsigned long long>(files));
+              static_cast<unsigned long long>(c.gone), static_cast<unsigned long long>(files),
+              static_cast<unsigned long long>(c.settled), settled,
+              static_cast<unsigned long long>(c.corrected),
+              static_cast<double>(c.events) / (seconds + settled));
 }
 
 void Latency(const std::string& dir, const std::string& fathom, uint64_t files, double rate,

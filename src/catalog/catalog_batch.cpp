@@ -196,6 +196,12 @@ class CatalogBatch final : public Batch {
       // The identity was given to another object: the one the catalog holds is gone.
       FATHOM_RETURN_IF_ERROR(RemoveObject(*entry, gone));
       entry.reset();
+      // That object may have been the directory asked to hold the name (its inode number
+      // went to a file now inside its replacement): nothing is put under a removed directory.
+      if (parent != 0 && !dir_parent_.contains(parent)) {
+        FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> holder, b_.EntryById(parent));
+        if (!holder) return EntryId{0};
+      }
       FATHOM_ASSIGN_OR_RETURN(at_name, b_.NameTarget(parent, name));
       replaces = at_name != 0;
     }

@@ -258,6 +258,19 @@ TEST_F(CatalogTest, AStaleObservationOfAnIdentityNowOfAnotherTypeReturnsNoEntry)
   EXPECT_NE(Id("/r/x/f"), 0);
 }
 
+// Directory /r/x (inode 5) was removed and replaced; a file inside the new /r/x got inode 5.
+// A stream reader still holding the old /r/x puts the file under it: the old directory goes,
+// and the file is not put under a removed directory.
+TEST_F(CatalogTest, AFileWithTheInodeOfTheDirectoryAskedToHoldItIsNotPutUnderIt) {
+  auto b = Begin();
+  PutSmallTree(*b);
+  EntryId x = Id("/r/x");
+  EXPECT_EQ(FATHOM_TEST_VALUE(b->Put(x, "f", FileAttrs(5, 10), At(T(50)))), 0);
+  ASSERT_TRUE(b->Commit().ok());
+  EXPECT_EQ(Id("/r/x"), 0);
+  EXPECT_TRUE(FATHOM_TEST_VALUE(catalog_->Recount(false)).ok());
+}
+
 TEST_F(CatalogTest, PutOfASingleNamedObjectElsewhereIsAMissedRename) {
   auto b = Begin();
   PutSmallTree(*b);
