@@ -121,7 +121,16 @@ Status DirectorySettler::SettleListing(const std::string& path, const Node& dir,
       rescans.push_back(Join(path, name));
       continue;
     }
-    FATHOM_RETURN_IF_ERROR(batch_.Put(dir.id, name, *attrs, seen_).status());
+    FATHOM_ASSIGN_OR_RETURN(const EntryId put, batch_.Put(dir.id, name, *attrs, seen_));
+    if (put == 0) {
+      // Not put: the catalog held the object's inode number as the directory itself (given
+      // to a file inside its replacement), and removed it. What is here now is scanned.
+      FATHOM_ASSIGN_OR_RETURN(std::optional<Node> still, catalog_.Stat(path));
+      if (!still || still->id != dir.id) {
+        rescans.push_back(path);
+        return Status::Ok();
+      }
+    }
   }
   for (const auto& [name, attrs] : held) {
     if (present.contains(name)) continue;
