@@ -12,7 +12,7 @@
 #include <atomic>
 
 #include "catalog/sync/catalog_scan.h"
-#include "catalog/sync/catalog_verify.h"
+#include "catalog/follow/drift.h"
 #include "fathom/event.h"
 #include "support/fs_ops.h"
 #include "support/temp_dir.h"
@@ -59,14 +59,7 @@ class DirectorySettlerTest : public ::testing::Test {
     return rescans;
   }
 
-  std::vector<std::string> Drift() {
-    std::vector<std::string> out;
-    auto summary = VerifyCatalog(*catalog_, root_, {}, [&](const Difference& d) {
-      out.push_back(FormatDifference(d));
-    });
-    EXPECT_TRUE(summary.ok()) << summary.status().message();
-    return out;
-  }
+  std::vector<std::string> Drift() { return catalog::Drift(*catalog_, root_); }
 
   testing::TempDir dir_;
   std::string root_;

@@ -10,7 +10,7 @@
 #include <atomic>
 
 #include "catalog/sync/catalog_scan.h"
-#include "catalog/sync/catalog_verify.h"
+#include "catalog/follow/drift.h"
 #include "support/fs_ops.h"
 #include "support/temp_dir.h"
 
@@ -54,14 +54,7 @@ class EventApplierTest : public ::testing::Test {
   }
 
   // Every difference between the catalog and the file system below the root.
-  std::vector<std::string> Drift() {
-    std::vector<std::string> out;
-    auto summary = VerifyCatalog(*catalog_, root_, {}, [&](const Difference& d) {
-      out.push_back(FormatDifference(d));
-    });
-    EXPECT_TRUE(summary.ok()) << summary.status().message();
-    return out;
-  }
+  std::vector<std::string> Drift() { return catalog::Drift(*catalog_, root_); }
 
   std::optional<Node> At(const std::string& rel) {
     auto node = catalog_->Stat(root_ + "/" + rel);
