@@ -223,7 +223,7 @@ void RecordResolver::ResolveData(const ChangelogRecord& r, uint32_t mask, size_t
       return Emit(out, mask | isdir, Absolute(rel_, r.name), true, r, r.tfid, r.pfid);
     }
   }
-  if (!CheckedPathOf(r.tfid, at, rel_, false)) {
+  if (!CheckedPathOf(r.tfid, at, rel_, isdir != 0)) {
     // Gone before it could be placed: reported at the path Lustre names it by.
     CountUnresolved(r, "object not found");
     return Emit(out, mask | isdir, FidPath(r.tfid), true, r, r.tfid, r.pfid);
