@@ -31,6 +31,7 @@ struct LustreApi {
   llapi_changelog_in_buf_fn in_buf = nullptr;
   llapi_fid2path_fn fid2path = nullptr;
   llapi_path2fid_fn path2fid = nullptr;
+  int (*get_obd_count)(char* mnt, int* count, int is_mdt) = nullptr;
 
   LustreApi() = default;
   LustreApi(const LustreApi&) = delete;
@@ -55,6 +56,7 @@ struct LustreApi {
     Resolve(in_buf, "llapi_changelog_in_buf");
     Resolve(fid2path, "llapi_fid2path");
     Resolve(path2fid, "llapi_path2fid");
+    Resolve(get_obd_count, "llapi_get_obd_count");
   }
 
  private:

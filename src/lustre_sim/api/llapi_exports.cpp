@@ -122,4 +122,13 @@ __attribute__((visibility("default"))) int llapi_search_fsname(const char* pathn
   return fathom::lustre_sim::SearchFsname(pathname, fsname);
 }
 
+// The file system's MDT count (is_mdt), or its OST count: none, the emulator has no OSTs.
+__attribute__((visibility("default"))) int llapi_get_obd_count(char* mnt, int* count, int is_mdt) {
+  if (mnt == nullptr || count == nullptr || *mnt == '\0') return -EINVAL;
+  auto found = fathom::lustre_sim::LookupFileSystem(mnt);
+  if (!found.ok()) return -ENODEV;
+  *count = is_mdt != 0 ? found->state->config().mdts : 0;
+  return 0;
+}
+
 }  // extern "C"

@@ -64,6 +64,7 @@ Status LustreLibrary::Bind() {
   bind(fid2path, "llapi_fid2path");
   bind(path2fid, "llapi_path2fid");
   bind(search_fsname, "llapi_search_fsname");
+  get_obd_count = reinterpret_cast<decltype(get_obd_count)>(dlsym(handle_, "llapi_get_obd_count"));
   if (!missing.empty()) {
     return Status::Error(name_ + " lacks " + missing +
                          ": it is not a liblustreapi with Lustre's changelog API; pass "
@@ -100,6 +101,15 @@ Result<lustre::Fid> LustreLibrary::Path2Fid(const std::string& path) const {
   const int rc = path2fid(path.c_str(), &fid);
   if (rc < 0) return ErrnoStatus(rc, "llapi_path2fid " + path);
   return lustre::FromAbi(fid);
+}
+
+Result<int> LustreLibrary::MdtCount(const std::string& mount) const {
+  if (get_obd_count == nullptr) return Status::Error(name_ + " lacks llapi_get_obd_count");
+  std::string mnt = mount;
+  int count = 0;
+  const int rc = get_obd_count(mnt.data(), &count, 1);
+  if (rc < 0) return ErrnoStatus(rc, "llapi_get_obd_count " + mount);
+  return count;
 }
 
 Status LustreLibrary::Clear(const std::string& device, const std::string& user,

@@ -41,6 +41,9 @@ class LustreLibrary {
   Result<std::string> SearchFsname(const std::string& path) const;
   // llapi_path2fid: the FID of the object at `path`.
   Result<lustre::Fid> Path2Fid(const std::string& path) const;
+  // llapi_get_obd_count(is_mdt = 1): how many MDTs the file system mounted at `mount` has; an
+  // error when the library lacks the call (it is optional) or it fails.
+  Result<int> MdtCount(const std::string& mount) const;
 
   llapi_changelog_start_fn changelog_start = nullptr;
   llapi_changelog_fini_fn changelog_fini = nullptr;
@@ -52,6 +55,8 @@ class LustreLibrary {
   llapi_fid2path_fn fid2path = nullptr;
   llapi_path2fid_fn path2fid = nullptr;
   llapi_search_fsname_fn search_fsname = nullptr;
+  // Optional: nullptr when the library lacks it.
+  int (*get_obd_count)(char* mnt, int* count, int is_mdt) = nullptr;
   // llapi_changelog_in_buf(priv): 1 when records read from the device are still buffered.
   int (*changelog_in_buf)(void* priv) = nullptr;
 

@@ -122,8 +122,13 @@ Status LustreSource::Start() {
   }
   if (!settings_.user.empty() && next_record_ > 1) FATHOM_RETURN_IF_ERROR(FindHeldRecord());
   if (!settings_.user.empty()) FATHOM_RETURN_IF_ERROR(CheckUser());
+  ResolverConfig resolver_config = MakeResolverConfig();
+  // Several MDTs: renames logged on the others are never read here (see ResolverConfig).
+  Result<int> mdts = lib_->MdtCount(settings_.mount);
+  resolver_config.check_directories = mdts.ok() && *mdts > 1;
+  if (!mdts.ok()) spdlog::debug("lustre: MDT count of {} unknown: {}", settings_.mount, mdts.status().message());
   auto resolver = std::make_unique<RecordResolver>(
-      MakeResolverConfig(), [lib = lib_, fsname = settings_.fsname](const lustre::Fid& fid) {
+      std::move(resolver_config), [lib = lib_, fsname = settings_.fsname](const lustre::Fid& fid) {
         return lib->Fid2Path(fsname, fid);
       });
   auto pump = std::make_unique<ChangelogPump>(lib_, settings_.device, std::move(reader),

@@ -89,6 +89,7 @@ void RecordResolver::Resolve(std::span<const ChangelogRecord> batch, std::vector
   counters_.records += batch.size();
   batch_ = {};
   namings_.clear();
+  checked_.clear();
 }
 
 void RecordResolver::ResolveOne(const ChangelogRecord& r, size_t at, std::vector<Event>& out) {
@@ -125,7 +126,7 @@ void RecordResolver::ResolveCreate(const ChangelogRecord& r, size_t at, std::vec
     return CountUnknown(r, "creation record without target, parent or name");
   }
   const bool is_dir = r.type == CL_MKDIR;
-  if (!PathOf(r.pfid, at, rel_, true)) {
+  if (!CheckedPathOf(r.pfid, at, rel_, true)) {
     CountUnresolved(r, "parent directory not found");
     return Emit(out, kind::kCreate | (is_dir ? kind::kIsDir : 0), FidPath(r.pfid) + "/" + r.name, false, r,
                 r.tfid, r.pfid);
@@ -146,7 +147,7 @@ void RecordResolver::ResolveRemove(const ChangelogRecord& r, size_t at, std::vec
   }
   const bool is_dir = r.type == CL_RMDIR;
   const uint32_t mask = kind::kDelete | (is_dir ? kind::kIsDir : 0);
-  if (!PathOf(r.pfid, at, rel_, true)) {
+  if (!CheckedPathOf(r.pfid, at, rel_, true)) {
     cache_.Forget(r.tfid, nullptr);
     return EmitParentRemoved(out, mask | kind::kParentRemoved, r);
   }
@@ -165,8 +166,8 @@ void RecordResolver::ResolveRename(const ChangelogRecord& r, size_t at, std::vec
     return CountUnknown(r, "rename record without its rename extension, parents or names");
   }
   std::optional<std::string> from_path, to_path;
-  if (PathOf(r.spfid, at, rel_, true)) from_path = Join(rel_, r.sname);
-  if (PathOf(r.pfid, at, rel_, true)) to_path = Join(rel_, r.name);
+  if (CheckedPathOf(r.spfid, at, rel_, true)) from_path = Join(rel_, r.sname);
+  if (CheckedPathOf(r.pfid, at, rel_, true)) to_path = Join(rel_, r.name);
   const uint32_t isdir = cache_.IsDirectory(r.sfid) ? kind::kIsDir : 0;
   const bool linked = cache_.IsLinked(r.sfid);
 
@@ -218,11 +219,11 @@ void RecordResolver::ResolveData(const ChangelogRecord& r, uint32_t mask, size_t
   if (r.tfid.zero()) return CountUnknown(r, "record without target");
   const uint32_t isdir = cache_.IsDirectory(r.tfid) ? kind::kIsDir : 0;
   if (!r.pfid.zero() && !r.name.empty()) {
-    if (PathOf(r.pfid, at, rel_, true)) {
+    if (CheckedPathOf(r.pfid, at, rel_, true)) {
       return Emit(out, mask | isdir, Absolute(rel_, r.name), true, r, r.tfid, r.pfid);
     }
   }
-  if (!PathOf(r.tfid, at, rel_, false)) {
+  if (!CheckedPathOf(r.tfid, at, rel_, isdir != 0)) {
     // Gone before it could be placed: reported at the path Lustre names it by.
     CountUnresolved(r, "object not found");
     return Emit(out, mask | isdir, FidPath(r.tfid), true, r, r.tfid, r.pfid);
@@ -300,6 +301,35 @@ bool RecordResolver::PathOf(const Fid& fid, size_t at, std::string& rel, bool is
     if (!rel.empty()) rel.push_back('/');
     rel.append(names_[--depth]);
   }
+  return true;
+}
+
+bool RecordResolver::CheckedPathOf(const Fid& fid, size_t at, std::string& rel, bool is_dir) {
+  if (!PathOf(fid, at, rel, is_dir)) return false;
+  if (!config_.check_directories) return true;
+  if (is_dir) {
+    CheckDirectory(fid, rel);
+    return true;
+  }
+  // A file is placed through its directory, checked; its own name is the one it had when
+  // the record was written (a rename of it that this MDT logs later is still to come).
+  const FidPathCache::Entry* e = cache_.Find(fid);
+  if (e == nullptr || e->absolute) return true;
+  const Fid parent = e->parent;
+  std::string dir;
+  if (PathOf(parent, at, dir, true) && CheckDirectory(parent, dir)) return PathOf(fid, at, rel, false);
+  return true;
+}
+
+bool RecordResolver::CheckDirectory(const Fid& fid, std::string& rel) {
+  if (fid == lustre::kRootFid || !checked_.insert(fid).second) return false;
+  std::string present;
+  if (!Fid2Path(fid, present) || present == rel) return false;
+  spdlog::debug("lustre: directory {} is at {} now, not {} (renamed on another MDT)", lustre::FormatFid(fid),
+                present, rel);
+  cache_.StoreAbsolute(fid, present);
+  cache_.NoteDirectory(fid);
+  rel = std::move(present);
   return true;
 }
 

@@ -44,6 +44,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "fathom/event.h"
@@ -65,6 +66,12 @@ struct ResolverConfig {
   bool recursive = true;            // whole subtrees, else only the roots' entries
   uint32_t kinds = kind::kDefault;  // kinds wanted (OVERFLOW always)
   size_t cache_size = 0;
+  // The file system has several MDTs (DNE): a directory can be renamed by a record logged on
+  // another MDT (a rename is logged on its target directory's MDT only), which this reader
+  // never sees, so a path built from the cache may be stale. Then the directory each record
+  // is placed through (its parent, or the object's directory) is checked with fid2path, once
+  // per batch, and its present path is used when they differ.
+  bool check_directories = false;
 };
 
 struct ResolverCounters {
@@ -105,6 +112,14 @@ class RecordResolver {
   // false when it cannot be placed. `is_dir`: `fid` is a directory (some record's parent),
   // and is noted as one in the cache.
   bool PathOf(const lustre::Fid& fid, size_t at, std::string& rel, bool is_dir);
+  // PathOf(), and with check_directories the directory `fid` is (is_dir) or is in checked
+  // with fid2path, once per directory and batch: where it is now when that differs from the
+  // cache (then learned as its entry); the cache's path when fid2path finds nothing (gone
+  // since).
+  bool CheckedPathOf(const lustre::Fid& fid, size_t at, std::string& rel, bool is_dir);
+  // Whether fid2path puts the directory `fid` elsewhere than `rel` (then `rel` is that path);
+  // asked once per batch.
+  bool CheckDirectory(const lustre::Fid& fid, std::string& rel);
   bool Fid2Path(const lustre::Fid& fid, std::string& rel);
   // The first record after `at` that names `fid` (removes or renames it).
   std::optional<Naming> NamingAfter(const lustre::Fid& fid, size_t at);
@@ -138,6 +153,8 @@ class RecordResolver {
   std::span<const lustre::ChangelogRecord> batch_;
   bool namings_built_ = false;
   std::unordered_map<lustre::Fid, std::vector<uint32_t>, lustre::FidHash> namings_;
+  // Directories whose path fid2path confirmed or corrected in this batch (check_directories).
+  std::unordered_set<lustre::Fid, lustre::FidHash> checked_;
   std::vector<std::string> names_;  // scratch for PathOf (names from the object up)
   std::string rel_;                 // scratch: the path being resolved
 };

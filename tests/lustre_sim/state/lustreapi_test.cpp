@@ -231,6 +231,23 @@ TEST_F(LustreApiTest, Path2FidResolvesPathsUnderTheMount) {
   EXPECT_EQ(api_.path2fid(tmp_.path().c_str(), &fid), -ENOTSUP);   // exists, not Lustre
 }
 
+TEST_F(LustreApiTest, GetObdCountGivesTheMdtCountOfTheMountedFileSystem) {
+  auto state = Mount("testfs", 4);
+  auto d = state->Create(Bob(), kRootFid, "dir", ObjectType::kDirectory);
+  ASSERT_TRUE(d.ok());
+  int count = -1;
+  ASSERT_EQ(api_.get_obd_count(mount_.data(), &count, 1), 0);
+  EXPECT_EQ(count, 4);
+  const std::string inside = mount_ + "/dir";
+  std::string path = inside;
+  ASSERT_EQ(api_.get_obd_count(path.data(), &count, 1), 0);
+  EXPECT_EQ(count, 4);
+  ASSERT_EQ(api_.get_obd_count(mount_.data(), &count, 0), 0);
+  EXPECT_EQ(count, 0);  // no OSTs
+  std::string elsewhere = tmp_.path();
+  EXPECT_EQ(api_.get_obd_count(elsewhere.data(), &count, 1), -ENODEV);
+}
+
 TEST_F(LustreApiTest, FollowModeBlocksUntilEachNewRecordArrives) {
   auto state = Mount("testfs", 1);
   ASSERT_TRUE(state->RegisterUser(0).ok());

@@ -24,7 +24,7 @@ constexpr const char* kMount = "/mnt/testfs";
 class ResolverTest : public ::testing::Test {
  protected:
   void Make(size_t cache_size = 1000, std::vector<std::string> roots = {}, bool recursive = true,
-            uint32_t kinds = kind::kAll) {
+            uint32_t kinds = kind::kAll, bool check_directories = false) {
     ResolverConfig config;
     config.mount = kMount;
     config.source = "lustre:testfs-MDT0000";
@@ -33,6 +33,7 @@ class ResolverTest : public ::testing::Test {
     config.recursive = recursive;
     config.kinds = kinds;
     config.cache_size = cache_size;
+    config.check_directories = check_directories;
     resolver_ = std::make_unique<RecordResolver>(
         config, [this](const lustre::Fid& fid) { return fs_.Fid2Path(fid); });
   }
@@ -65,6 +66,64 @@ TEST_F(ResolverTest, CreationsAreLearnedFromRecordsWithoutFid2Path) {
   EXPECT_EQ(events_[2].path, "/mnt/testfs/d/e/f");
   EXPECT_EQ(events_[2].root, "/mnt/testfs");
   EXPECT_EQ(events_[2].source, "lustre:testfs-MDT0000");
+}
+
+// Several MDTs: a directory renamed by a record logged on another MDT (its new parent's) is
+// never seen renamed here; the records of this MDT in it and below it are placed where it is
+// now, and what the cache learns follows it.
+TEST_F(ResolverTest, DirectoryRenamedOnAnotherMdtIsFoundWhereItIsNow) {
+  Make(1000, {}, true, kind::kAll, true);
+  auto a = fs_.Mkdir(kRootFid, "a");
+  auto b = fs_.Mkdir(kRootFid, "b");
+  auto d = fs_.Mkdir(a, "d");
+  auto sub = fs_.Mkdir(d, "sub");
+  EXPECT_EQ(Resolve(), (Lines{"CREATE,ISDIR /a", "CREATE,ISDIR /b", "CREATE,ISDIR /a/d", "CREATE,ISDIR /a/d/sub"}));
+  fs_.Rename(a, "d", b, "d");
+  fs_.TakeRecords();  // logged on the MDT of b
+  auto f = fs_.Create(d, "f");
+  fs_.Create(sub, "g");
+  fs_.Touch(f, CL_MTIME);
+  EXPECT_EQ(Resolve(), (Lines{"CREATE /b/d/f", "CREATE /b/d/sub/g", "MODIFY /b/d/f"}));
+  // Once per batch: the next batch asks again, finds it where the cache has it.
+  const int calls = fs_.fid2path_calls;
+  fs_.Create(sub, "h");
+  EXPECT_EQ(Resolve(), (Lines{"CREATE /b/d/sub/h"}));
+  EXPECT_EQ(fs_.fid2path_calls, calls + 1);
+}
+
+// Several MDTs: a file renamed by a record of this MDT still to be read is reported at the
+// name it had when its record was written, as with one MDT.
+TEST_F(ResolverTest, CheckedFileKeepsItsNameUntilItsRenameIsRead) {
+  Make(1000, {}, true, kind::kAll, true);
+  auto d = fs_.Mkdir(kRootFid, "d");
+  auto f = fs_.Create(d, "f");
+  EXPECT_EQ(Resolve(), (Lines{"CREATE,ISDIR /d", "CREATE /d/f"}));
+  fs_.Touch(f, CL_CLOSE);
+  fs_.Rename(d, "f", d, "g");
+  auto records = fs_.TakeRecords();
+  ASSERT_EQ(records.size(), 2u);
+  events_.clear();
+  resolver_->Resolve(std::span(records).first(1), events_);
+  ASSERT_EQ(events_.size(), 1u);
+  EXPECT_EQ(events_[0].path, std::string(kMount) + "/d/f");
+  events_.clear();
+  resolver_->Resolve(std::span(records).last(1), events_);
+  ASSERT_EQ(events_.size(), 2u);
+  EXPECT_EQ(events_[1].path, std::string(kMount) + "/d/g");
+}
+
+// One MDT: the cache is right as of each record, and fid2path (the present) is not asked:
+// a directory renamed since is reported where it was when the record was written.
+TEST_F(ResolverTest, OneMdtPlacesRecordsWhereTheirDirectoryWasThen) {
+  Make();
+  auto a = fs_.Mkdir(kRootFid, "a");
+  auto b = fs_.Mkdir(kRootFid, "b");
+  auto d = fs_.Mkdir(a, "d");
+  fs_.Create(d, "f");
+  fs_.Rename(a, "d", b, "d");
+  EXPECT_EQ(Resolve(), (Lines{"CREATE,ISDIR /a", "CREATE,ISDIR /b", "CREATE,ISDIR /a/d", "CREATE /a/d/f",
+                              "MOVED_FROM,ISDIR /a/d", "MOVED_TO,ISDIR /b/d"}));
+  EXPECT_EQ(fs_.fid2path_calls, 0);
 }
 
 TEST_F(ResolverTest, ObjectRecordsAreResolvedOnceThenCached) {
