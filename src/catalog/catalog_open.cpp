@@ -11,7 +11,9 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(const CatalogOptions& options) {
   if (pg::IsPostgresUri(uri)) {
     FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<CatalogBackend> backend,
                             OpenPostgresBackend(options.uri, options.read_only));
-    return MakeCatalog(std::move(backend), options);
+    CatalogOptions shown = options;  // CatalogInfo::uri never shows the password
+    shown.uri = backend->location();
+    return MakeCatalog(std::move(backend), shown);
   }
   if (uri.starts_with("sqlite:")) uri.remove_prefix(7);
   if (uri.empty()) {

@@ -198,6 +198,18 @@ TEST_F(PgCatalogTest, NamesOfAnyBytesAndLustreAttributesComeBackExactly) {
   EXPECT_EQ(removed[0].removal.uid, 1000u);
 }
 
+TEST_F(PgCatalogTest, PasswordIsLeftOutOfTheCatalogsInfo) {
+  server_->Exec("CREATE ROLE writer LOGIN PASSWORD 'secret-word'; ALTER DATABASE " + database_ +
+                " OWNER TO writer; GRANT ALL ON SCHEMA public TO writer", database_);
+  const std::string uri = "postgresql://writer:secret-word@127.0.0.1:" + std::to_string(server_->port()) + "/" +
+                          database_;
+  auto catalog = testing::OpenCatalogOrDie(uri);
+  ASSERT_NE(catalog, nullptr);
+  CatalogInfo info = FATHOM_TEST_VALUE(catalog->Info());
+  EXPECT_EQ(info.uri, "postgresql://writer@127.0.0.1:" + std::to_string(server_->port()) + "/" + database_);
+  EXPECT_EQ(info.backend, "postgresql");
+}
+
 TEST(PgUriTest, PasswordIsLeftOutOfTheCatalogsLocation) {
   EXPECT_EQ(pg::RedactUri("postgresql://u:secret@h:5/db?sslmode=require"), "postgresql://u@h:5/db?sslmode=require");
   EXPECT_EQ(pg::RedactUri("postgresql://u@h/db"), "postgresql://u@h/db");
