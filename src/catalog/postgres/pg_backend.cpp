@@ -10,8 +10,6 @@ namespace fathom::catalog {
 namespace pg {
 namespace {
 
-std::vector<Type> Ints(int n) { return std::vector<Type>(static_cast<size_t>(n), Type::kInt); }
-
 std::vector<Type> EntryTypes() {
   std::vector<Type> types{Type::kInt};
   for (Type type : AttrTypes()) types.push_back(type);

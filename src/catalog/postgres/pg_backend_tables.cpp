@@ -9,8 +9,6 @@
 namespace fathom::catalog::pg {
 namespace {
 
-std::vector<Type> Ints(int n) { return std::vector<Type>(static_cast<size_t>(n), Type::kInt); }
-
 constexpr const char* kTotalsColumns = "files, dirs, symlinks, others, size, blocks, max_mtime";
 
 std::vector<Type> RemovedTypes() {

@@ -11,6 +11,9 @@
 
 namespace fathom::catalog::pg {
 
+// `n` bigint parameters.
+inline std::vector<Type> Ints(int n) { return std::vector<Type>(static_cast<size_t>(n), Type::kInt); }
+
 // The parameter types of the attribute columns, in order.
 std::vector<Type> AttrTypes();
 // Appends `a` as kAttrColumns parameters; they refer to `a`'s bytes and to `osts`, which holds
