@@ -1,7 +1,7 @@
 // catalog_backend.h — the seam between the catalog's rules (catalog_batch, catalog_queries,
 // recount: backend-neutral) and a database: row-level reads and writes of the catalog's
-// tables, with no rule of its own. SQLite implements it (sqlite_backend); a PostgreSQL
-// implementation gives the same rows.
+// tables, with no rule of its own. SQLite implements it (sqlite_backend), and PostgreSQL
+// (postgres/pg_backend) with the same tables and the same rows.
 //
 // Tables (docs/catalog.md): entries (one row per object), names ((parent, name) -> entry),
 // tree (a directory's subtree totals), acct (per uid, gid, type), multi (objects with more
@@ -57,7 +57,7 @@ class CatalogBackend {
  public:
   virtual ~CatalogBackend() = default;
 
-  virtual std::string_view name() const = 0;  // "sqlite"
+  virtual std::string_view name() const = 0;  // "sqlite", "postgresql"
   virtual const std::string& location() const = 0;
   virtual int schema_version() const = 0;
   virtual bool read_only() const = 0;

@@ -1,16 +1,19 @@
 // Catalog::Open: the backend a URI names.
 #include "catalog/catalog_impl.h"
+#include "catalog/postgres/pg_backend.h"
+#include "catalog/postgres/pg_uri.h"
 #include "catalog/sqlite_backend.h"
 
 namespace fathom::catalog {
 
 Result<std::unique_ptr<Catalog>> Catalog::Open(const CatalogOptions& options) {
   std::string_view uri = options.uri;
-  if (uri.starts_with("postgresql://") || uri.starts_with("postgres://")) {
-    return Status::Error("catalog " + options.uri +
-                         ": PostgreSQL catalogs are not available in this build; use a SQLite "
-                         "catalog (sqlite:FILE or a file name)",
-                         std::make_error_code(std::errc::not_supported));
+  if (pg::IsPostgresUri(uri)) {
+    FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<CatalogBackend> backend,
+                            OpenPostgresBackend(options.uri, options.read_only));
+    CatalogOptions shown = options;  // CatalogInfo::uri never shows the password
+    shown.uri = backend->location();
+    return MakeCatalog(std::move(backend), shown);
   }
   if (uri.starts_with("sqlite:")) uri.remove_prefix(7);
   if (uri.empty()) {

@@ -1,7 +1,6 @@
 #include "catalog/sqlite_backend.h"
 
-#include <charconv>
-
+#include "catalog/backend_columns.h"
 #include "catalog/sqlite_schema.h"
 #include "store/sqlite_handle.h"
 
@@ -10,38 +9,6 @@ namespace {
 
 using store::Connection;
 using store::Statement;
-
-// The attribute columns of entries and removed, in the order BindAttrs/ReadAttrs use.
-constexpr int kAttrColumns = 19;
-constexpr const char* kAttrs =
-    "dev, ino, mode, uid, gid, nlink, size, blocks, atime, mtime, ctime, symlink, projid, fid,"
-    " mdt, stripe_count, stripe_size, pool, osts";
-constexpr const char* kEntryColumns =
-    "id, dev, ino, mode, uid, gid, nlink, size, blocks, atime, mtime, ctime, symlink, projid, "
-    "fid, mdt, stripe_count, stripe_size, pool, osts, seen, gen";
-
-std::string JoinOsts(const std::vector<uint32_t>& osts) {
-  std::string text;
-  for (uint32_t ost : osts) {
-    if (!text.empty()) text.push_back(',');
-    text += std::to_string(ost);
-  }
-  return text;
-}
-
-std::vector<uint32_t> SplitOsts(std::string_view text) {
-  std::vector<uint32_t> osts;
-  const char* p = text.data();
-  const char* end = p + text.size();
-  while (p < end) {
-    uint32_t ost = 0;
-    auto [next, ec] = std::from_chars(p, end, ost);
-    if (ec != std::errc()) break;
-    osts.push_back(ost);
-    p = next < end ? next + 1 : next;
-  }
-  return osts;
-}
 
 // Binds `a` to parameters first..first+18; `osts` holds the OST list's text until the step.
 void BindAttrs(Statement& s, int first, const Attrs& a, std::string& osts) {
@@ -122,16 +89,6 @@ EntryRow ReadEntry(const Statement& s, int first) {
 NameRow ReadName(const Statement& s) {  // parent, name, id, gen
   return NameRow{s.ColumnInt(0), std::string(s.ColumnBlob(1)), s.ColumnInt(2),
                  static_cast<uint64_t>(s.ColumnInt(3))};
-}
-
-// "p.a, p.b" of "a, b".
-std::string Qualified(std::string_view prefix, std::string_view columns) {
-  std::string text(prefix);
-  for (char c : columns) {
-    text.push_back(c);
-    if (c == ' ') text.append(prefix);
-  }
-  return text;
 }
 
 std::string Placeholders(int n) {

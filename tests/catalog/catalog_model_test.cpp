@@ -2,7 +2,10 @@
 // levels, replacements, missed renames, attribute changes) applied both to a catalog and to a
 // plain in-memory model of the namespace; after every commit the catalog's walk, subtree
 // totals, du usage, accounting and removed count must equal what the model computes, and a
-// recount must find nothing to correct.
+// recount must find nothing to correct. Built twice: on SQLite (catalog_model_test) and on
+// PostgreSQL (catalog_model_pg_test, catalog_test_target.h), where every change also goes to a
+// SQLite catalog and the two must answer Stat, Children, Subtree, Usage, Accounting and
+// Removed exactly alike.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -12,7 +15,9 @@
 #include <set>
 #include <tuple>
 
+#include "catalog/catalog_test_target.h"
 #include "catalog/catalog_test_util.h"
+#include "catalog/tee_batch.h"
 #include "catalog/freshness.h"
 #include "support/temp_dir.h"
 
@@ -111,9 +116,23 @@ struct Model {
 class ModelTest : public ::testing::TestWithParam<uint32_t> {
  protected:
   void SetUp() override {
-    catalog_ = testing::OpenCatalogOrDie(dir_ / "catalog.db");
+    catalog_ = testing::OpenCatalogOrDie(testing::NewCatalogUri(dir_, "catalog"));
     ASSERT_NE(catalog_, nullptr);
+    if (testing::kPostgresTarget) {
+      reference_ = testing::OpenCatalogOrDie(testing::NewSqliteUri(dir_, "reference"));
+      ASSERT_NE(reference_, nullptr);
+    }
     rng_.seed(GetParam());
+  }
+
+  // A batch on the catalog, and on the reference catalog when there is one.
+  std::unique_ptr<Batch> Begin() {
+    auto batch = catalog_->Begin();
+    EXPECT_TRUE(batch.ok()) << batch.status().message();
+    if (reference_ == nullptr || !batch.ok()) return batch.ok() ? std::move(batch).value() : nullptr;
+    auto reference = reference_->Begin();
+    EXPECT_TRUE(reference.ok()) << reference.status().message();
+    return std::make_unique<testing::TeeBatch>(std::move(batch).value(), std::move(reference).value());
   }
 
   int64_t Tick() { return clock_ += 1000; }
@@ -286,10 +305,59 @@ class ModelTest : public ::testing::TestWithParam<uint32_t> {
     EXPECT_EQ(info.removed, model_.removed);
     RecountReport report = catalog_->Recount(false).value();
     EXPECT_TRUE(report.ok()) << (report.differences.empty() ? "" : report.differences.front());
+    CompareWithReference();
+  }
+
+  static std::vector<std::string> ChildList(Catalog& catalog, EntryId dir) {
+    std::vector<std::string> out;
+    EXPECT_TRUE(catalog.Children(dir, [&](const Node& n) {
+      out.push_back(n.name + " " + std::to_string(n.id) + " " + std::to_string(n.attrs.ino) + " " +
+                    std::to_string(n.attrs.size) + " " + std::to_string(n.attrs.mtime_ns));
+      return true;
+    }).ok());
+    return out;
+  }
+  static std::vector<std::string> RemovedList(Catalog& catalog) {
+    std::vector<std::string> out;
+    EXPECT_TRUE(catalog.Removed("", 0, [&](const RemovedEntry& r) {
+      out.push_back(r.path + " " + std::to_string(r.attrs.ino) + " " + std::to_string(r.removal.time_ns));
+      return true;
+    }).ok());
+    return out;
+  }
+
+  // The catalog and the reference, given the same changes, answer alike.
+  void CompareWithReference() {
+    if (reference_ == nullptr) return;
+    std::vector<std::string> paths;
+    std::vector<EntryId> dirs;
+    ASSERT_TRUE(catalog_->Walk("/m", [&](const Visit& v) {
+      paths.emplace_back(v.path);
+      if (S_ISDIR(v.node.attrs.mode)) dirs.push_back(v.node.id);
+      return WalkStep::kContinue;
+    }).ok());
+    for (const std::string& path : paths) {
+      std::optional<Node> tested = catalog_->Stat(path).value();
+      std::optional<Node> reference = reference_->Stat(path).value();
+      ASSERT_TRUE(tested.has_value() && reference.has_value()) << path;
+      EXPECT_EQ(std::tie(tested->id, tested->parent, tested->name),
+                std::tie(reference->id, reference->parent, reference->name)) << path;
+      EXPECT_EQ(tested->attrs, reference->attrs) << path;
+    }
+    for (EntryId dir : dirs) {
+      EXPECT_EQ(ChildList(*catalog_, dir), ChildList(*reference_, dir)) << "children of " << dir;
+      EXPECT_EQ(catalog_->Subtree(dir).value(), reference_->Subtree(dir).value()) << "subtree of " << dir;
+      for (bool links : {false, true}) {
+        EXPECT_EQ(catalog_->Usage(dir, links).value(), reference_->Usage(dir, links).value()) << "usage of " << dir;
+      }
+    }
+    EXPECT_EQ(catalog_->Accounting().value(), reference_->Accounting().value());
+    EXPECT_EQ(RemovedList(*catalog_), RemovedList(*reference_));
   }
 
   fathom::testing::TempDir dir_;
   std::unique_ptr<Catalog> catalog_;
+  std::unique_ptr<Catalog> reference_;  // SQLite, beside a catalog of another backend
   std::mt19937 rng_;
   Model model_;
   std::map<uint64_t, EntryId> id_;  // model inode -> catalog entry
@@ -299,7 +367,7 @@ class ModelTest : public ::testing::TestWithParam<uint32_t> {
 
 TEST_P(ModelTest, RandomChangesKeepEveryStatisticEqualToTheModel) {
   {
-    auto b = catalog_->Begin().value();
+    auto b = Begin();
     Attrs root = DirAttrs(kRootIno, 0, Tick());
     id_[kRootIno] = b->PutRoot("/m", root, testing::At(clock_)).value();
     model_.objects[kRootIno] = root;
@@ -307,7 +375,7 @@ TEST_P(ModelTest, RandomChangesKeepEveryStatisticEqualToTheModel) {
     ASSERT_TRUE(b->Commit().ok());
   }
   for (int commit = 0; commit < 80; ++commit) {
-    auto b = catalog_->Begin().value();
+    auto b = Begin();
     int steps = 1 + static_cast<int>(Pick(40));
     for (int i = 0; i < steps; ++i) {
       ASSERT_NO_FATAL_FAILURE(Step(*b)) << "commit " << commit << " step " << i;

@@ -1,12 +1,13 @@
-// The catalog's operations and rules on a real SQLite catalog: names and entries, renames of
+// The catalog's operations and rules on a real catalog: names and entries, renames of
 // populated directories, hard links, replacements, removals with their last paths, stale
-// observations, scans by generation, stream positions and the kept statistics.
+// observations, scans by generation, stream positions and the kept statistics. Built twice:
+// on SQLite (catalog_test) and on PostgreSQL (catalog_pg_test; catalog_test_target.h).
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <chrono>
 
 #include "catalog/freshness.h"
+#include "catalog/catalog_test_target.h"
 #include "catalog/catalog_test_util.h"
 #include "support/temp_dir.h"
 
@@ -21,7 +22,8 @@ using testing::SymlinkAttrs;
 class CatalogTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    catalog_ = testing::OpenCatalogOrDie(dir_ / "catalog.db");
+    uri_ = testing::NewCatalogUri(dir_, "catalog");
+    catalog_ = testing::OpenCatalogOrDie(uri_);
     ASSERT_NE(catalog_, nullptr);
   }
   // A time `offset` ns after the test began (removals older than the retention expire).
@@ -55,6 +57,7 @@ class CatalogTest : public ::testing::Test {
   }
 
   fathom::testing::TempDir dir_;
+  std::string uri_;
   std::unique_ptr<Catalog> catalog_;
   int64_t base_ = NowNs();
 };
@@ -319,7 +322,7 @@ TEST_F(CatalogTest, UncommittedBatchIsRolledBackAndCommitRecordsTheStreamPositio
   EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->LastApplied("events")), 1234u);
   EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->LastApplied("other")), 0u);
   CatalogInfo info = FATHOM_TEST_VALUE(catalog_->Info());
-  EXPECT_EQ(info.backend, "sqlite");
+  EXPECT_EQ(info.backend, testing::TargetBackend());
   EXPECT_EQ(info.entries, 5u);
   EXPECT_EQ(info.names, 5u);
   EXPECT_EQ(info.roots, std::vector<std::string>{"/r"});
@@ -509,12 +512,9 @@ TEST_F(CatalogTest, RecountReportsTamperedStatisticsAndRepairsThem) {
   PutSmallTree(*b);
   ASSERT_TRUE(b->Commit().ok());
   EntryId a = Id("/r/a");
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open((dir_ / "catalog.db").c_str(), &db), SQLITE_OK);
-  std::string tamper = "UPDATE tree SET files = files + 5 WHERE id = " + std::to_string(a) +
-                       "; UPDATE acct SET count = count + 1 WHERE type = " + std::to_string(S_IFDIR);
-  EXPECT_EQ(sqlite3_exec(db, tamper.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(db);
+  testing::ExecOnCatalog(uri_, "UPDATE tree SET files = files + 5 WHERE id = " + std::to_string(a) +
+                                   "; UPDATE acct SET count = count + 1 WHERE type = " +
+                                   std::to_string(S_IFDIR));
   RecountReport report = FATHOM_TEST_VALUE(catalog_->Recount(false));
   EXPECT_EQ(report.entries, 5u);
   EXPECT_EQ(report.names, 5u);
@@ -529,7 +529,7 @@ TEST_F(CatalogTest, RecountReportsTamperedStatisticsAndRepairsThem) {
 
 TEST_F(CatalogTest, RemovedEntriesOlderThanTheRetentionExpireAtCommit) {
   CatalogOptions options;
-  options.uri = dir_ / "short.db";
+  options.uri = testing::NewCatalogUri(dir_, "short");
   options.removed_retention = std::chrono::seconds(60);
   auto catalog = FATHOM_TEST_VALUE(Catalog::Open(options));
   auto b = FATHOM_TEST_VALUE(catalog->Begin());
@@ -547,15 +547,18 @@ TEST_F(CatalogTest, RemovedEntriesOlderThanTheRetentionExpireAtCommit) {
   EXPECT_EQ(events, std::vector<uint64_t>{2});
 }
 
-TEST(CatalogOpenTest, PostgresqlUriIsRefusedNamingTheAlternative) {
+TEST(CatalogOpenTest, PostgresqlUriOpensThePostgresqlBackend) {
+  // Nothing listens on port 1: the error is the PostgreSQL backend's, naming the server.
   CatalogOptions options;
-  options.uri = "postgresql://db.example/catalog";
+  options.uri = "postgresql://fathom@127.0.0.1:1/catalog";
   auto opened = Catalog::Open(options);
   ASSERT_FALSE(opened.ok());
-  EXPECT_NE(opened.status().message().find("PostgreSQL catalogs are not available in this build"),
-            std::string::npos);
-  options.uri = "postgres://db.example/catalog";
-  EXPECT_FALSE(Catalog::Open(options).ok());
+  EXPECT_NE(opened.status().message().find("catalog database \"catalog\" on 127.0.0.1:1"), std::string::npos)
+      << opened.status().message();
+  options.uri = "postgres://fathom@127.0.0.1:1/catalog";
+  opened = Catalog::Open(options);
+  ASSERT_FALSE(opened.ok());
+  EXPECT_NE(opened.status().message().find("127.0.0.1:1"), std::string::npos) << opened.status().message();
 }
 
 TEST(CatalogOpenTest, SqlitePrefixAndPlainFileOpenTheSameCatalog) {

@@ -34,8 +34,9 @@ Result<Session> Session::Open(std::string uri, SessionOptions options) {
 Status Session::Connect(std::string_view what) {
   // The URI comes last so that its own parameters (connect_timeout=...) win.
   const std::string timeout = std::to_string(options_.connect_timeout_s);
-  const char* keys[] = {"connect_timeout", "fallback_application_name", "dbname", nullptr};
-  const char* values[] = {timeout.c_str(), "fathom", uri_.c_str(), nullptr};
+  const char* server_options = options_.read_only ? "-c default_transaction_read_only=on" : "";
+  const char* keys[] = {"connect_timeout", "fallback_application_name", "options", "dbname", nullptr};
+  const char* values[] = {timeout.c_str(), "fathom", server_options, uri_.c_str(), nullptr};
   PgConn conn(PQconnectdbParams(keys, values, /*expand_dbname=*/1));
   if (conn) server_ = DescribeServer(conn.get());
   if (!conn || PQstatus(conn.get()) != CONNECTION_OK) return ConnectError(conn.get(), what);

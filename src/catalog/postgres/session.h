@@ -43,6 +43,9 @@ struct SessionOptions {
   std::chrono::milliseconds first_pause{100};        // between the first two tries, then doubled
   std::chrono::milliseconds max_pause{2000};
   int connect_timeout_s = 10;                        // libpq's connect_timeout, unless the URI sets it
+  // Every connection's transactions read-only (default_transaction_read_only, set at each
+  // connect, unless the URI sets libpq's options itself): the server refuses writes.
+  bool read_only = false;
 };
 
 // A statement prepared on a session, by its place in the session's list.

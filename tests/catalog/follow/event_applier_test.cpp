@@ -1,6 +1,7 @@
-// EventApplier on real trees and a real SQLite catalog: the events are written by hand here
-// (each test names the change it makes on disk and the events a source reports for it), so
-// that what the catalog must hold afterwards is exactly known.
+// EventApplier on real trees and a real catalog: the events are written by hand here (each
+// test names the change it makes on disk and the events a source reports for it), so that
+// what the catalog must hold afterwards is exactly known. Built twice: on SQLite
+// (event_applier_test) and on PostgreSQL (event_applier_pg_test; catalog_test_target.h).
 #include "catalog/follow/event_applier.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 
 #include <atomic>
 
+#include "catalog/catalog_test_target.h"
 #include "catalog/sync/catalog_scan.h"
 #include "catalog/follow/drift.h"
 #include "support/fs_ops.h"
@@ -26,7 +28,7 @@ class EventApplierTest : public ::testing::Test {
     root_ = dir_ / "root";
     MakeDirs(root_);
     CatalogOptions options;
-    options.uri = dir_ / "catalog.db";
+    options.uri = testing::NewCatalogUri(dir_, "catalog");
     auto opened = Catalog::Open(options);
     ASSERT_TRUE(opened.ok()) << opened.status().message();
     catalog_ = std::move(opened.value());

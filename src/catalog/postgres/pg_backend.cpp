@@ -1,0 +1,261 @@
+// The PostgreSQL backend: opening, transactions, entries and names (pg_backend_impl.h).
+#include "catalog/postgres/pg_backend.h"
+
+#include "catalog/backend_columns.h"
+#include "catalog/postgres/pg_backend_impl.h"
+#include "catalog/postgres/pg_rows.h"
+#include "catalog/postgres/pg_schema.h"
+
+namespace fathom::catalog {
+namespace pg {
+namespace {
+
+std::vector<Type> EntryTypes() {
+  std::vector<Type> types{Type::kInt};
+  for (Type type : AttrTypes()) types.push_back(type);
+  types.push_back(Type::kInt);
+  types.push_back(Type::kInt);
+  return types;
+}
+
+}  // namespace
+
+std::vector<PgBackend::Sql> PgBackend::EntrySql() {
+  const std::string select = std::string("SELECT ") + kEntryColumns + " FROM entries";
+  std::vector<Type> update_types = AttrTypes();  // the attributes, seen, gen, id
+  update_types.insert(update_types.end(), 3, Type::kInt);
+  return {
+      {&lock_, "SELECT pg_advisory_xact_lock($1)", Ints(1), "wait for the catalog's other writer"},
+      {&entry_by_id_, select + " WHERE id = $1", Ints(1), "read an entry"},
+      {&entry_by_identity_, select + " WHERE dev = $1 AND ino = $2", Ints(2),
+       "find an entry by device and inode"},
+      {&insert_entry_,
+       std::string("INSERT INTO entries(") + kEntryColumns + ") VALUES(" + Placeholders(1, kAttrColumns + 3) + ")",
+       EntryTypes(), "insert an entry"},
+      {&update_entry_,
+       "UPDATE entries SET dev = $1, ino = $2, mode = $3, uid = $4, gid = $5, nlink = $6, size = $7,"
+       " blocks = $8, atime = $9, mtime = $10, ctime = $11, symlink = $12, projid = $13, fid = $14,"
+       " mdt = $15, stripe_count = $16, stripe_size = $17, pool = $18, osts = $19, seen = $20,"
+       " gen = $21 WHERE id = $22",
+       update_types, "update an entry"},
+      {&delete_entry_, "DELETE FROM entries WHERE id = $1", Ints(1), "delete an entry"},
+      {&last_id_, "SELECT value FROM meta WHERE key = 'last_entry_id'", {}, "read the last entry id"},
+      {&set_last_id_, "UPDATE meta SET value = $1 WHERE key = 'last_entry_id'", Ints(1),
+       "record the last entry id"},
+      {&entries_after_, select + " WHERE id > $1 ORDER BY id LIMIT $2", Ints(2), "read entries"},
+      {&name_target_, "SELECT id FROM names WHERE parent = $1 AND name = $2", {Type::kInt, Type::kBytes},
+       "look a name up"},
+      {&names_of_, "SELECT parent, name, id, gen FROM names WHERE id = $1 ORDER BY parent, name", Ints(1),
+       "read an entry's names"},
+      {&insert_name_, "INSERT INTO names(parent, name, id, gen) VALUES($1, $2, $3, $4)",
+       {Type::kInt, Type::kBytes, Type::kInt, Type::kInt}, "insert a name"},
+      {&delete_name_, "DELETE FROM names WHERE parent = $1 AND name = $2", {Type::kInt, Type::kBytes},
+       "delete a name"},
+      {&rename_name_, "UPDATE names SET parent = $1, name = $2 WHERE parent = $3 AND name = $4",
+       {Type::kInt, Type::kBytes, Type::kInt, Type::kBytes}, "rename a name"},
+      {&set_name_gen_, "UPDATE names SET gen = $1 WHERE parent = $2 AND name = $3 AND gen <> $1",
+       {Type::kInt, Type::kInt, Type::kBytes}, "record a scan's generation"},
+      {&children_,
+       "SELECT n.name, n.gen, " + Qualified("e.", kEntryColumns) +
+           " FROM names n JOIN entries e ON e.id = n.id WHERE n.parent = $1 ORDER BY n.name",
+       Ints(1), "list a directory"},
+      {&child_names_, "SELECT parent, name, id, gen FROM names WHERE parent = $1 ORDER BY name", Ints(1),
+       "list a directory"},
+      {&names_after_,
+       "SELECT parent, name, id, gen FROM names WHERE (parent, name) > ($1, $2) ORDER BY parent, name"
+       " LIMIT $3",
+       {Type::kInt, Type::kBytes, Type::kInt}, "read names"},
+  };
+}
+
+Status PgBackend::Prepare() {
+  std::vector<Sql> all = EntrySql();
+  for (Sql& sql : TableSql()) all.push_back(std::move(sql));
+  for (const Sql& sql : all) {
+    FATHOM_ASSIGN_OR_RETURN(*sql.stmt, session_.Prepare(sql.text, sql.types, sql.what));
+  }
+  return Status::Ok();
+}
+
+int PgBackend::schema_version() const { return kPgCatalogSchemaVersion; }
+
+Status PgBackend::BeginWrite() {
+  if (read_only_) {
+    return Status::Error("catalog " + location_ + " was opened read-only, so it cannot be changed: open it "
+                         "without read_only to write",
+                         std::make_error_code(std::errc::read_only_file_system));
+  }
+  FATHOM_RETURN_IF_ERROR(session_.Begin());
+  Status locked = Run(lock_, {Param::Int(kWriterLockKey)}).status();
+  if (!locked.ok()) {
+    (void)session_.Rollback();
+    return locked;
+  }
+  in_write_ = true;
+  return Status::Ok();
+}
+
+Status PgBackend::CommitWrite() {
+  in_write_ = false;
+  Status status = session_.Commit();
+  if (!status.ok()) (void)session_.Rollback();
+  return status;
+}
+
+void PgBackend::RollbackWrite() {
+  in_write_ = false;
+  (void)session_.Rollback();
+}
+
+Result<int64_t> PgBackend::RunInt(const Statement& stmt, const std::vector<Param>& params) {
+  FATHOM_ASSIGN_OR_RETURN(Rows rows, Run(stmt, params));
+  return rows.size() == 0 ? int64_t{0} : rows.Int(0, 0);
+}
+
+Result<std::optional<EntryRow>> PgBackend::OneEntry(const Statement& stmt, const std::vector<Param>& params) {
+  FATHOM_ASSIGN_OR_RETURN(Rows rows, Run(stmt, params));
+  if (rows.size() == 0) return std::optional<EntryRow>();
+  return std::optional<EntryRow>(ReadEntry(rows, 0, 0));
+}
+
+Result<std::vector<NameRow>> PgBackend::NameRows(const Statement& stmt, const std::vector<Param>& params) {
+  FATHOM_ASSIGN_OR_RETURN(Rows rows, Run(stmt, params));
+  std::vector<NameRow> out;
+  out.reserve(static_cast<size_t>(rows.size()));
+  for (int i = 0; i < rows.size(); ++i) out.push_back(ReadName(rows, i));
+  return out;
+}
+
+Result<std::optional<EntryRow>> PgBackend::EntryById(EntryId id) {
+  return OneEntry(entry_by_id_, {Param::Int(id)});
+}
+
+Result<std::optional<EntryRow>> PgBackend::EntryByIdentity(uint64_t dev, uint64_t ino) {
+  return OneEntry(entry_by_identity_, {Param::Int(static_cast<int64_t>(dev)), Param::Int(static_cast<int64_t>(ino))});
+}
+
+Status PgBackend::InsertEntry(const EntryRow& row) {
+  std::vector<Param> params{Param::Int(row.id)};
+  AddAttrParams(params, row.attrs, osts_);
+  params.push_back(Param::Int(row.seen_ns));
+  params.push_back(Param::Int(static_cast<int64_t>(row.generation)));
+  return Run(insert_entry_, params).status();
+}
+
+Status PgBackend::UpdateEntry(const EntryRow& row) {
+  std::vector<Param> params;
+  AddAttrParams(params, row.attrs, osts_);
+  params.push_back(Param::Int(row.seen_ns));
+  params.push_back(Param::Int(static_cast<int64_t>(row.generation)));
+  params.push_back(Param::Int(row.id));
+  return Run(update_entry_, params).status();
+}
+
+Status PgBackend::DeleteEntry(EntryId id) { return Run(delete_entry_, {Param::Int(id)}).status(); }
+
+Result<EntryId> PgBackend::LastEntryId() { return RunInt(last_id_, {}); }
+
+Status PgBackend::SetLastEntryId(EntryId id) { return Run(set_last_id_, {Param::Int(id)}).status(); }
+
+Status PgBackend::SelectEntries(const Selection& sel, const std::function<bool(const EntryRow&)>& fn) {
+  std::string sql = std::string("SELECT ") + kEntryColumns + " FROM entries WHERE id > $1";
+  std::vector<Param> params{Param::Int(0)};
+  auto add = [&](const char* condition, int64_t value) {
+    params.push_back(Param::Int(value));
+    sql += std::string(" AND ") + condition + " $" + std::to_string(params.size());
+  };
+  if (sel.uid) add("uid =", *sel.uid);
+  if (sel.gid) add("gid =", *sel.gid);
+  if (sel.min_size) add("size >=", *sel.min_size);
+  if (sel.max_size) add("size <=", *sel.max_size);
+  if (sel.min_mtime_ns) add("mtime >=", *sel.min_mtime_ns);
+  if (sel.max_mtime_ns) add("mtime <=", *sel.max_mtime_ns);
+  if (sel.type) add("(mode & 61440) =", *sel.type);
+  sql += " ORDER BY id LIMIT " + std::to_string(kPageRows);
+  for (;;) {
+    FATHOM_ASSIGN_OR_RETURN(Rows rows, session_.Query(sql, params, "select entries"));
+    for (int i = 0; i < rows.size(); ++i) {
+      EntryRow row = ReadEntry(rows, i, 0);
+      params[0] = Param::Int(row.id);
+      if (!fn(row)) return Status::Ok();
+    }
+    if (rows.size() < kPageRows) return Status::Ok();
+  }
+}
+
+Status PgBackend::ForEachEntry(const std::function<void(const EntryRow&)>& fn) {
+  EntryId after = 0;
+  for (;;) {
+    FATHOM_ASSIGN_OR_RETURN(Rows rows, Run(entries_after_, {Param::Int(after), Param::Int(kPageRows)}));
+    for (int i = 0; i < rows.size(); ++i) {
+      EntryRow row = ReadEntry(rows, i, 0);
+      after = row.id;
+      fn(row);
+    }
+    if (rows.size() < kPageRows) return Status::Ok();
+  }
+}
+
+Result<EntryId> PgBackend::NameTarget(EntryId parent, std::string_view name) {
+  return RunInt(name_target_, {Param::Int(parent), Param::Bytes(name)});
+}
+
+Result<std::vector<NameRow>> PgBackend::NamesOf(EntryId id) { return NameRows(names_of_, {Param::Int(id)}); }
+
+Status PgBackend::InsertName(const NameRow& row) {
+  return Run(insert_name_, {Param::Int(row.parent), Param::Bytes(row.name), Param::Int(row.id),
+                            Param::Int(static_cast<int64_t>(row.generation))})
+      .status();
+}
+
+Status PgBackend::DeleteName(EntryId parent, std::string_view name) {
+  return Run(delete_name_, {Param::Int(parent), Param::Bytes(name)}).status();
+}
+
+Status PgBackend::RenameName(EntryId parent, std::string_view name, EntryId new_parent,
+                             std::string_view new_name) {
+  return Run(rename_name_, {Param::Int(new_parent), Param::Bytes(new_name), Param::Int(parent), Param::Bytes(name)})
+      .status();
+}
+
+Status PgBackend::SetNameGeneration(EntryId parent, std::string_view name, uint64_t generation) {
+  return Run(set_name_gen_, {Param::Int(static_cast<int64_t>(generation)), Param::Int(parent), Param::Bytes(name)})
+      .status();
+}
+
+Result<std::vector<std::pair<NameRow, EntryRow>>> PgBackend::Children(EntryId dir) {
+  FATHOM_ASSIGN_OR_RETURN(Rows rows, Run(children_, {Param::Int(dir)}));
+  std::vector<std::pair<NameRow, EntryRow>> out;
+  out.reserve(static_cast<size_t>(rows.size()));
+  for (int i = 0; i < rows.size(); ++i) {
+    EntryRow entry = ReadEntry(rows, i, 2);
+    NameRow name{dir, std::string(rows.Bytes(i, 0)), entry.id, static_cast<uint64_t>(rows.Int(i, 1))};
+    out.emplace_back(std::move(name), std::move(entry));
+  }
+  return out;
+}
+
+Result<std::vector<NameRow>> PgBackend::ChildNames(EntryId dir) { return NameRows(child_names_, {Param::Int(dir)}); }
+
+Status PgBackend::ForEachName(const std::function<void(const NameRow&)>& fn) {
+  NameRow last{-1, "", 0, 0};  // before every (parent, name): parents are >= 0
+  for (;;) {
+    FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> rows,
+                            NameRows(names_after_, {Param::Int(last.parent), Param::Bytes(last.name),
+                                                    Param::Int(kPageRows)}));
+    for (const NameRow& row : rows) fn(row);
+    if (static_cast<int64_t>(rows.size()) < kPageRows) return Status::Ok();
+    last = rows.back();
+  }
+}
+
+}  // namespace pg
+
+Result<std::unique_ptr<CatalogBackend>> OpenPostgresBackend(const std::string& uri, bool read_only) {
+  FATHOM_ASSIGN_OR_RETURN(pg::Session session, pg::OpenPgCatalog(uri, read_only));
+  auto backend = std::make_unique<pg::PgBackend>(std::move(session), pg::RedactUri(uri), read_only);
+  FATHOM_RETURN_IF_ERROR(backend->Prepare());
+  return std::unique_ptr<CatalogBackend>(std::move(backend));
+}
+
+}  // namespace fathom::catalog
