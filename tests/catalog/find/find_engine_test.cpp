@@ -59,6 +59,9 @@ class AdjustedCatalog final : public Catalog {
   }
   Result<Totals> Subtree(EntryId d) override { return inner_.Subtree(d); }
   Result<Totals> Usage(EntryId d, bool c) override { return inner_.Usage(d, c); }
+  Status Linked(EntryId d, const std::function<bool(const Node&, const std::vector<std::string>&)>& fn) override {
+    return inner_.Linked(d, fn);
+  }
   Result<std::vector<AcctRow>> Accounting() override { return inner_.Accounting(); }
   Status Removed(std::string_view p, int64_t s, const std::function<bool(const RemovedEntry&)>& fn) override {
     return inner_.Removed(p, s, fn);

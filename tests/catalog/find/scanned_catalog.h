@@ -45,6 +45,9 @@ class ScannedCatalog final : public Catalog {
   }
   Result<Totals> Subtree(EntryId dir) override { return c_->Subtree(dir); }
   Result<Totals> Usage(EntryId dir, bool count_links) override { return c_->Usage(dir, count_links); }
+  Status Linked(EntryId dir, const std::function<bool(const Node&, const std::vector<std::string>&)>& fn) override {
+    return c_->Linked(dir, fn);
+  }
   Result<std::vector<AcctRow>> Accounting() override { return c_->Accounting(); }
   Status Removed(std::string_view prefix, int64_t since_ns,
                  const std::function<bool(const RemovedEntry&)>& fn) override {
