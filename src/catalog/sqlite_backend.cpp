@@ -397,12 +397,7 @@ class SqliteBackend final : public CatalogBackend {
     FATHOM_RETURN_IF_ERROR(db_.Exec("DELETE FROM acct; DELETE FROM tree; DELETE FROM multi",
                                     "clearing the kept statistics"));
     for (const AcctRow& row : acct) {
-      AcctDelta d;
-      d.count = static_cast<int64_t>(row.count);
-      d.size = row.size;
-      d.blocks = row.blocks;
-      for (int i = 0; i < kSizeBuckets; ++i) d.buckets[i] = static_cast<int64_t>(row.buckets[i]);
-      FATHOM_RETURN_IF_ERROR(AddAcct(AcctKey{row.uid, row.gid, row.type}, d));
+      FATHOM_RETURN_IF_ERROR(AddAcct(AcctKey{row.uid, row.gid, row.type}, DeltaOf(row)));
     }
     for (const auto& [id, totals] : tree) FATHOM_RETURN_IF_ERROR(AddTree(id, FromTotals(totals)));
     for (EntryId id : multi) FATHOM_RETURN_IF_ERROR(SetMulti(id, true));

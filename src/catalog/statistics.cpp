@@ -101,4 +101,25 @@ const char* TypeName(uint32_t type) {
   }
 }
 
+AcctDelta DeltaOf(const AcctRow& row) {
+  AcctDelta d;
+  d.count = static_cast<int64_t>(row.count);
+  d.size = row.size;
+  d.blocks = row.blocks;
+  for (int i = 0; i < kSizeBuckets; ++i) d.buckets[i] = static_cast<int64_t>(row.buckets[i]);
+  return d;
+}
+
+AcctRow RowOf(const AcctKey& key, const AcctDelta& delta) {
+  AcctRow row;
+  row.uid = key.uid;
+  row.gid = key.gid;
+  row.type = key.type;
+  row.count = static_cast<uint64_t>(delta.count);
+  row.size = delta.size;
+  row.blocks = delta.blocks;
+  for (int i = 0; i < kSizeBuckets; ++i) row.buckets[i] = static_cast<uint64_t>(delta.buckets[i]);
+  return row;
+}
+
 }  // namespace fathom::catalog

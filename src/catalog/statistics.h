@@ -56,6 +56,9 @@ struct AcctDelta {
 AcctKey AcctKeyOf(const Attrs& attrs);
 // One object with `attrs` (sign +1: added, -1: gone).
 AcctDelta ObjectContribution(const Attrs& attrs, int sign);
+// An accounting row as the delta that adds it to nothing, and back.
+AcctDelta DeltaOf(const AcctRow& row);
+AcctRow RowOf(const AcctKey& key, const AcctDelta& delta);
 
 // "file", "dir", "symlink", "other" — for messages.
 const char* TypeName(uint32_t type);

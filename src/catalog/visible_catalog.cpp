@@ -125,17 +125,7 @@ class VisibleCatalog final : public Catalog {
       }));
     }
     std::vector<AcctRow> rows;
-    for (const auto& [key, d] : acct) {
-      AcctRow row;
-      row.uid = key.uid;
-      row.gid = key.gid;
-      row.type = key.type;
-      row.count = static_cast<uint64_t>(d.count);
-      row.size = d.size;
-      row.blocks = d.blocks;
-      for (int i = 0; i < kSizeBuckets; ++i) row.buckets[i] = static_cast<uint64_t>(d.buckets[i]);
-      rows.push_back(row);
-    }
+    for (const auto& [key, d] : acct) rows.push_back(RowOf(key, d));
     return rows;
   }
 

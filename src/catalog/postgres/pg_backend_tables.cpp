@@ -149,12 +149,7 @@ Status PgBackend::ReplaceStatistics(const std::vector<AcctRow>& acct,
   FATHOM_RETURN_IF_ERROR(session_.Exec("DELETE FROM acct; DELETE FROM tree; DELETE FROM multi",
                                        "clear the kept statistics"));
   for (const AcctRow& row : acct) {
-    AcctDelta d;
-    d.count = static_cast<int64_t>(row.count);
-    d.size = row.size;
-    d.blocks = row.blocks;
-    for (int i = 0; i < kSizeBuckets; ++i) d.buckets[i] = static_cast<int64_t>(row.buckets[i]);
-    FATHOM_RETURN_IF_ERROR(AddAcct(AcctKey{row.uid, row.gid, row.type}, d));
+    FATHOM_RETURN_IF_ERROR(AddAcct(AcctKey{row.uid, row.gid, row.type}, DeltaOf(row)));
   }
   // The totals and the objects with several names in pipelined round trips.
   std::vector<Param> params;
