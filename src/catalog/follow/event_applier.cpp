@@ -1,6 +1,7 @@
 #include "catalog/follow/event_applier.h"
 
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -42,6 +43,11 @@ Removal RemovalOf(const Event& e) {
     r.jobid = jobid->get<std::string>();
   }
   return r;
+}
+
+// Whether `path` lies at or below one of `dirs`.
+bool UnderAny(std::string_view path, const std::vector<std::string>& dirs) {
+  return std::any_of(dirs.begin(), dirs.end(), [&](const std::string& d) { return PathUnder(path, d); });
 }
 
 Observation At(int64_t time_ns) {
@@ -133,14 +139,12 @@ Status EventApplier::Settle() {
   // (its event, applied later, is older and ignored), one made after has a later event.
   Observation seen;
   seen.time_ns = NowNs();
-  auto covered = [&](const std::string& path) {
-    return std::any_of(owed_.begin(), owed_.end(), [&](const std::string& r) { return PathUnder(path, r); });
-  };
+
   {
     FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<Batch> batch, catalog_.Begin());
     DirectorySettler settler(catalog_, *batch, roots_, seen);
     for (const std::string& dir : dirs) {
-      if (!covered(dir)) FATHOM_RETURN_IF_ERROR(settler.Settle(dir, owed_));
+      if (!UnderAny(dir, owed_)) FATHOM_RETURN_IF_ERROR(settler.Settle(dir, owed_));
     }
     counters_.settled += settler.directories();
     counters_.corrected += settler.names_corrected();
@@ -150,8 +154,7 @@ Status EventApplier::Settle() {
   std::sort(owed_.begin(), owed_.end());
   std::vector<std::string> scanned;
   for (const std::string& path : owed_) {
-    if (std::any_of(scanned.begin(), scanned.end(), [&](const std::string& r) { return PathUnder(path, r); }))
-      continue;
+    if (UnderAny(path, scanned)) continue;
     scanned.push_back(path);
     if (!std::filesystem::is_directory(path)) continue;
     ++counters_.rescans;
@@ -257,8 +260,9 @@ void EventApplier::MarkParent(std::string_view path) {
   // A name coming or going changes its directory's mtime, ctime, size and (a subdirectory)
   // link count, and no event is about the directory itself.
   const std::string_view dir = DirName(path);
-  if (!dir.empty() && UnderRoot(dir)) marked_.Add(dir);
-  NoteUnsettled(dir);
+  if (dir.empty() || !UnderRoot(dir)) return;
+  marked_.Add(dir);
+  unsettled_.Add(dir);
 }
 
 Status EventApplier::ApplyRename(Batch& batch, const Event& from, const Event& to) {
@@ -374,16 +378,10 @@ Status EventApplier::ScanSubtree(const std::string& path) {
 
 Result<bool> EventApplier::ParentIsDirectory(const std::string& path) {
   if (std::find(roots_.begin(), roots_.end(), path) != roots_.end()) return true;
-  FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<Batch> batch, catalog_.Begin());  // rolled back
-  FATHOM_ASSIGN_OR_RETURN(const EntryId dir, batch->LookupDirectory(DirName(path)));
-  return dir != 0;
+  FATHOM_ASSIGN_OR_RETURN(std::optional<Node> parent, catalog_.Stat(DirName(path)));
+  return parent && S_ISDIR(parent->attrs.mode);
 }
 
-bool EventApplier::UnderRoot(std::string_view path) const {
-  for (const std::string& root : roots_) {
-    if (PathUnder(path, root)) return true;
-  }
-  return false;
-}
+bool EventApplier::UnderRoot(std::string_view path) const { return UnderAny(path, roots_); }
 
 }  // namespace fathom::catalog
