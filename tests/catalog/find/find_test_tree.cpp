@@ -14,6 +14,7 @@
 #include <ctime>
 #include <random>
 #include <stdexcept>
+#include <tuple>
 
 namespace fathom::catalog::find_testing {
 namespace {
@@ -47,6 +48,16 @@ int64_t Local(int year, int mon, int day, int hour) {
   tm.tm_hour = hour;
   tm.tm_isdst = -1;
   return mktime(&tm);
+}
+
+void Place(const std::string& parent, const PlacedTimes& placed) {
+  timespec ts[2];
+  for (int i = 0; i < 2; ++i) {
+    ts[i].tv_sec = static_cast<time_t>(placed.sec[i]);
+    ts[i].tv_nsec = placed.nsec[i];
+  }
+  std::string abs = parent + "/" + placed.rel;
+  Check(utimensat(AT_FDCWD, abs.c_str(), ts, AT_SYMLINK_NOFOLLOW) == 0, "utimensat " + placed.rel);
 }
 
 class Builder {
@@ -135,27 +146,30 @@ class Builder {
     if (!S_ISLNK(st.st_mode)) Check(chmod(abs.c_str(), Any(kModes)) == 0, "chmod " + rel);
   }
 
-  int64_t AnyTime() {
+  // A time and whether it is an age (placed relative to now_s_).
+  std::pair<int64_t, bool> AnyTime() {
     int64_t midnight = LocalMidnightTomorrow(now_s_);
     int64_t y2024 = Local(2024, 1, 1, 0);
     switch (Pick(7)) {
-      case 0: return now_s_ - Pick(4) * 86400 + (Pick(2) ? 40 : -40);        // near day boundaries
-      case 1: return now_s_ - Pick(4) * 86400 - (3000 + Pick(80000));        // inside a day
-      case 2: return now_s_ - Pick(12) * 60 + (Pick(2) ? 15 : -15);         // near minute boundaries
-      case 3: return midnight - Pick(4) * 86400 + (Pick(2) ? 40 : -40);     // near local midnights
-      case 4: return y2024 + (Pick(3) - 1);                                 // around 2024-01-01 00:00
-      case 5: return Local(2023, 6, 15, 12) - Pick(400) * 86400;            // long ago
-      default: return now_s_ + 3000 + Pick(100000);                         // in the future
+      case 0: return {now_s_ - Pick(4) * 86400 + (Pick(2) ? 40 : -40), true};     // near day boundaries
+      case 1: return {now_s_ - Pick(4) * 86400 - (3000 + Pick(80000)), true};     // inside a day
+      case 2: return {now_s_ - Pick(12) * 60 + (Pick(2) ? 15 : -15), true};      // near minute boundaries
+      case 3: return {midnight - Pick(4) * 86400 + (Pick(2) ? 40 : -40), false}; // near local midnights
+      case 4: return {y2024 + (Pick(3) - 1), false};                             // around 2024-01-01 00:00
+      case 5: return {Local(2023, 6, 15, 12) - Pick(400) * 86400, false};        // long ago
+      default: return {now_s_ + 3000 + Pick(100000), true};                      // in the future
     }
   }
 
   void Times(const std::string& rel) {
-    timespec ts[2];
-    for (auto& t : ts) {
-      t.tv_sec = static_cast<time_t>(AnyTime());
-      t.tv_nsec = Pick(3) == 0 ? 0 : Pick(1000000000);
+    PlacedTimes placed;
+    placed.rel = rel;
+    for (int i = 0; i < 2; ++i) {
+      std::tie(placed.sec[i], placed.follows_now[i]) = AnyTime();
+      placed.nsec[i] = Pick(3) == 0 ? 0 : Pick(1000000000);
     }
-    Check(utimensat(AT_FDCWD, Abs(rel).c_str(), ts, AT_SYMLINK_NOFOLLOW) == 0, "utimensat " + rel);
+    Place(parent_, placed);
+    tree_.times.push_back(placed);
   }
 
   std::mt19937_64 rng_;
@@ -181,6 +195,14 @@ ScratchMount::~ScratchMount() {
 
 GeneratedTree BuildTree(const std::string& root, uint64_t seed, int64_t now_s) {
   return Builder(seed, now_s).Build(root);
+}
+
+void ShiftAges(const std::string& parent, GeneratedTree& tree, int64_t delta_s) {
+  for (auto& placed : tree.times) {
+    for (int i = 0; i < 2; ++i)
+      if (placed.follows_now[i]) placed.sec[i] += delta_s;
+    Place(parent, placed);
+  }
 }
 
 Captured RunCaptured(const std::vector<std::string>& argv, const std::string& cwd) {

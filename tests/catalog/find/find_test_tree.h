@@ -26,16 +26,31 @@ class ScratchMount {
   bool mounted_ = false;
 };
 
+// The access and modification times given to one name; `follows_now` marks the ones placed
+// relative to the moment the tree was built (ages), which ShiftAges moves.
+struct PlacedTimes {
+  std::string rel;
+  int64_t sec[2] = {0, 0};  // atime, mtime
+  long nsec[2] = {0, 0};
+  bool follows_now[2] = {false, false};
+};
+
 struct GeneratedTree {
   std::vector<std::string> files;     // regular files, relative to the parent of the root
   std::vector<std::string> dirs;
   std::vector<std::string> links;     // symbolic links
+  std::vector<PlacedTimes> times;
 };
 
 // Builds a tree at `root` (which must not exist) from `seed`; times are placed relative to
 // `now_s` (ages in days and minutes with margins of at least 15 s from every boundary,
 // local midnights for -daystart) and at fixed instants around 2024-01-01 00:00 local.
 GeneratedTree BuildTree(const std::string& root, uint64_t seed, int64_t now_s);
+
+// Moves every age of `tree` (built under `parent`) `delta_s` seconds later, so that a test
+// running longer than the margins keeps its ages on the same side of every boundary;
+// exact instants and local midnights stay where they are. Updates `tree`.
+void ShiftAges(const std::string& parent, GeneratedTree& tree, int64_t delta_s);
 
 struct Captured {
   int exit_code = -1;
