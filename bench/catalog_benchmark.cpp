@@ -11,62 +11,12 @@
 #include <string>
 
 #include "fathom/catalog.h"
+#include "synthetic_catalog.h"
 
 namespace {
 
-using fathom::catalog::Attrs;
-using fathom::catalog::Batch;
 using fathom::catalog::Catalog;
 using fathom::catalog::CatalogOptions;
-using fathom::catalog::EntryId;
-using fathom::catalog::Observation;
-
-constexpr int kFanOut = 100;
-constexpr int64_t kEntriesPerCommit = 100000;
-
-Attrs MakeAttrs(uint64_t ino, bool dir) {
-  Attrs a;
-  a.dev = 2049;
-  a.ino = ino;
-  a.mode = dir ? (S_IFDIR | 0755) : (S_IFREG | 0644);
-  a.uid = 1000 + static_cast<uint32_t>(ino % 7);
-  a.gid = 100;
-  a.nlink = dir ? 2 : 1;
-  a.size = dir ? 4096 : static_cast<int64_t>((ino * 2654435761u) % (1 << 20));
-  a.blocks = (a.size + 511) / 512;
-  a.atime_ns = a.mtime_ns = a.ctime_ns = 1700000000000000000 + static_cast<int64_t>(ino) * 1000;
-  return a;
-}
-
-// Puts a tree of `total` entries as a scan would: each directory's files, then its
-// subdirectories, breadth first.
-void PutTree(Catalog& catalog, int64_t total) {
-  const Observation seen{1700000000000000000, 1};
-  auto batch = catalog.Begin().value();
-  uint64_t ino = 1;
-  int64_t in_batch = 0;
-  std::vector<EntryId> level{batch->PutRoot("/bench", MakeAttrs(ino++, true), seen).value()};
-  int64_t done = 1;
-  auto put = [&](EntryId parent, const std::string& name, bool dir) {
-    EntryId id = batch->Put(parent, name, MakeAttrs(ino++, dir), seen).value();
-    if (++in_batch == kEntriesPerCommit) {
-      if (!batch->Commit().ok()) abort();
-      batch = catalog.Begin().value();
-      in_batch = 0;
-    }
-    ++done;
-    return id;
-  };
-  while (done < total && !level.empty()) {
-    std::vector<EntryId> next;
-    for (EntryId dir : level) {
-      for (int f = 0; f < kFanOut && done < total; ++f) put(dir, "file-" + std::to_string(f) + ".dat", false);
-      for (int d = 0; d < kFanOut && done < total; ++d) next.push_back(put(dir, "dir-" + std::to_string(d), true));
-    }
-    level = std::move(next);
-  }
-  if (!batch->Commit().ok()) abort();
-}
 
 void BM_PutScannedTree(benchmark::State& state) {
   const int64_t total = state.range(0);
@@ -82,7 +32,7 @@ void BM_PutScannedTree(benchmark::State& state) {
     options.uri = dir + "/catalog.db";
     auto catalog = Catalog::Open(options).value();
     state.ResumeTiming();
-    PutTree(*catalog, total);
+    fathom::bench::PutSyntheticTree(*catalog, total);
     state.PauseTiming();
     bytes = catalog->Info().value().bytes;
     state.ResumeTiming();

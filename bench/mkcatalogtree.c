@@ -5,7 +5,10 @@
 // that the tree keeps growing until N entries exist) and the rest regular files whose sizes
 // follow a gamma distribution (shape 2, mean 64 KiB), set with ftruncate() so that they are
 // sparse and the tree needs no disk space beyond its inodes. With --wide, all N entries are
-// files in DIR itself (one very wide directory).
+// files in DIR itself (one very wide directory). With --varied, files also get what queries
+// select on: an extension (.dat .h5 .txt .nc .log .tar), one of ten owners (uid 1000-1009,
+// gid 100-102), a modification time up to 400 days old (directories too), and 2 % of them a
+// size 64 times larger (so that -size +1M finds some).
 //
 // Prints one JSON object on stdout: {"entries":N,"dirs":D,"files":F,"bytes":B,"elapsed_s":T}.
 // Exit codes: 0 done, 1 a system call failed (the message names it and the path), 2 bad usage.
@@ -41,11 +44,12 @@ static long long GammaSize(void) {
 
 static void Usage(FILE* out) {
   fprintf(out,
-          "usage: mkcatalogtree --dir DIR --entries N [--seed S] [--wide]\n"
+          "usage: mkcatalogtree --dir DIR --entries N [--seed S] [--wide] [--varied]\n"
           "\n"
           "Create N entries below DIR (created if missing; it should be empty): directories of\n"
           "mean width 20 and sparse files of gamma-distributed sizes, the same tree for the\n"
-          "same seed (default 1). --wide puts all N files in DIR itself.\n");
+          "same seed (default 1). --wide puts all N files in DIR itself. --varied gives files\n"
+          "extensions, ten owners, ages up to 400 days and a few large sizes.\n");
 }
 
 static int Fail(const char* what, const char* path) {
@@ -56,12 +60,13 @@ static int Fail(const char* what, const char* path) {
 int main(int argc, char** argv) {
   const char* dir = NULL;
   long long entries = -1;
-  int wide = 0;
+  int wide = 0, varied = 0;
   rng_state = 1;
   static const struct option kOptions[] = {
       {"dir", required_argument, 0, 'd'},  {"entries", required_argument, 0, 'n'},
       {"seed", required_argument, 0, 's'}, {"wide", no_argument, 0, 'w'},
-      {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
+      {"varied", no_argument, 0, 'v'},     {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
   for (int c; (c = getopt_long(argc, argv, "", kOptions, NULL)) != -1;) {
     switch (c) {
       case 'd':
@@ -75,6 +80,9 @@ int main(int argc, char** argv) {
         break;
       case 'w':
         wide = 1;
+        break;
+      case 'v':
+        varied = 1;
         break;
       case 'h':
         Usage(stdout);
@@ -98,12 +106,14 @@ int main(int argc, char** argv) {
   queue[tail++] = strdup(dir);
   long long made = 0, dirs = 0, files = 0, bytes = 0;
   char path[4096];
+  static const char* const kExtensions[] = {".dat", ".h5", ".txt", ".nc", ".log", ".tar"};
+  const time_t now = time(NULL);
   while (made < entries) {
     const char* parent = queue[head < tail ? head : tail - 1];
     if (head < tail) ++head;
     long long width = wide ? entries : 1 + (long long)(Next() % 39);
     for (long long i = 0; i < width && made < entries; ++i, ++made) {
-      snprintf(path, sizeof path, "%s/%c%lld", parent, 'a' + (int)(Next() % 26), made);
+      int n = snprintf(path, sizeof path, "%s/%c%lld", parent, 'a' + (int)(Next() % 26), made);
       if (!wide && Next() % 100 < 6) {
         if (mkdir(path, 0755) != 0) return Fail("cannot create directory", path);
         if (tail == cap) queue = realloc(queue, (cap *= 2) * sizeof *queue);
@@ -111,14 +121,31 @@ int main(int argc, char** argv) {
         ++dirs;
         continue;
       }
+      if (varied) snprintf(path + n, sizeof path - (size_t)n, "%s", kExtensions[Next() % 6]);
       int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
       if (fd < 0) return Fail("cannot create", path);
       long long size = GammaSize();
+      if (varied && Next() % 100 < 2) size *= 64;
       if (ftruncate(fd, size) != 0) return Fail("cannot set the size of", path);
+      if (varied) {
+        if (fchown(fd, 1000 + (uid_t)(Next() % 10), 100 + (gid_t)(Next() % 3)) != 0)
+          return Fail("cannot change the owner of", path);
+        struct timespec times[2];
+        times[0].tv_sec = times[1].tv_sec = now - (time_t)(Next() % (400 * 86400));
+        times[0].tv_nsec = times[1].tv_nsec = 0;
+        if (futimens(fd, times) != 0) return Fail("cannot set the times of", path);
+      }
       close(fd);
       ++files;
       bytes += size;
     }
+  }
+  // Directories last: their times would move with every name made in them.
+  for (size_t i = 0; varied && i < tail; ++i) {
+    struct timespec times[2];
+    times[0].tv_sec = times[1].tv_sec = now - (time_t)(Next() % (400 * 86400));
+    times[0].tv_nsec = times[1].tv_nsec = 0;
+    if (utimensat(AT_FDCWD, queue[i], times, 0) != 0) return Fail("cannot set the times of", queue[i]);
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
   printf("{\"entries\":%lld,\"dirs\":%lld,\"files\":%lld,\"bytes\":%lld,\"elapsed_s\":%.3f}\n",

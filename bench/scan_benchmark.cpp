@@ -12,11 +12,7 @@
 // quiet tree gives: none), each timed, and the peak RSS with two snapshots held.
 //
 // Usage: scan_benchmark PATH [--threads N] [--repeat R] [--chunk N] [--json] [--poll]
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -32,8 +28,7 @@
 #include "fathom/event.h"
 #include "sources/poll/snapshot.h"
 #include "sources/poll/snapshot_diff.h"
-
-extern char** environ;
+#include "timed_run.h"
 
 namespace {
 
@@ -59,27 +54,13 @@ class CountingSink : public fathom::scan::ScanSink {
 
 // Runs argv with stdout to /dev/null; the wall time and the child's peak RSS.
 std::optional<Figure> RunTool(const std::string& tool, const std::vector<std::string>& argv) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const auto t0 = Clock::now();
-  pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return std::nullopt;
-  int status = 0;
-  struct rusage ru {};
-  wait4(pid, &status, 0, &ru);
+  const fathom::bench::TimedRun run = fathom::bench::RunTimed(argv);
+  if (!run.started) return std::nullopt;
+  if (run.exit_code != 0) std::fprintf(stderr, "scan_benchmark: %s exited with status %d\n", tool.c_str(), run.exit_code);
   Figure f;
   f.tool = tool;
-  f.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  f.peak_rss_kb = ru.ru_maxrss;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::fprintf(stderr, "scan_benchmark: %s exited with status %d\n", tool.c_str(), status);
-  }
+  f.seconds = run.seconds;
+  f.peak_rss_kb = run.peak_rss_kb;
   return f;
 }
 
@@ -124,11 +105,6 @@ int PollPasses(const std::string& path, const fathom::scan::ScanOptions& options
       second.size(), first_s, scan_s, diff_s, events.size(),
       static_cast<double>(self.ru_maxrss) / 1024.0);
   return 0;
-}
-
-bool Installed(const std::string& program) {
-  std::string cmd = "command -v " + program + " >/dev/null 2>&1";
-  return std::system(cmd.c_str()) == 0;
 }
 
 }  // namespace
@@ -192,7 +168,7 @@ int main(int argc, char** argv) {
 
   std::vector<std::pair<std::string, std::vector<std::string>>> peers = {
       {"find", {"find", path, "-printf", format}}};
-  if (Installed("bfs")) {
+  if (fathom::bench::Installed("bfs")) {
     peers.push_back({"bfs", {"bfs", path, "-printf", format}});
   } else {
     std::fprintf(stderr, "scan_benchmark: bfs is not installed (apt-get install bfs); skipped\n");

@@ -286,6 +286,9 @@ class Catalog {
   // Objects matching `selection`, each with every name it has, until `fn` returns false.
   virtual Status Select(const Selection& selection,
                         const std::function<bool(const Visit&)>& fn) = 0;
+  // How many objects match `selection`, counting no further than `at_most` (so the cost is
+  // that of the smaller of the two): whether selecting would read less than walking.
+  virtual Result<uint64_t> CountSelected(const Selection& selection, uint64_t at_most) = 0;
   // The kept totals of a directory's subtree (per name, the directory itself included).
   virtual Result<Totals> Subtree(EntryId dir) = 0;
   // The same with GNU du's rule: an object with several names below `dir` counted once

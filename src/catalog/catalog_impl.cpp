@@ -147,19 +147,7 @@ class CatalogImpl final : public Catalog {
   }
 
   Status Select(const Selection& selection, const std::function<bool(const Visit&)>& fn) override {
-    // Directory paths met so far (path, depth below its root), so that each is built once.
-    std::unordered_map<EntryId, std::pair<std::string, int>> dirs;
-    auto dir_path = [&](EntryId dir) -> Result<const std::pair<std::string, int>*> {
-      if (auto it = dirs.find(dir); it != dirs.end()) return &it->second;
-      FATHOM_ASSIGN_OR_RETURN(std::string path, DirectoryPath(*b_, dir));
-      FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, b_->NamesOf(dir));
-      int depth = 0;
-      if (!names.empty() && names.front().parent != 0) {
-        FATHOM_ASSIGN_OR_RETURN(depth, DepthOf(names.front().parent));
-        ++depth;
-      }
-      return &dirs.emplace(dir, std::make_pair(std::move(path), depth)).first->second;
-    };
+    DirectoryPaths dirs(*b_);
     Status failed;
     FATHOM_RETURN_IF_ERROR(b_->SelectEntries(selection, [&](const EntryRow& entry) {
       auto names = b_->NamesOf(entry.id);
@@ -171,13 +159,13 @@ class CatalogImpl final : public Catalog {
         std::string path = n.name;
         int depth = 0;
         if (n.parent != 0) {
-          auto dir = dir_path(n.parent);
+          auto dir = dirs.Get(n.parent);
           if (!dir.ok()) {
             failed = dir.status();
             return false;
           }
-          path = JoinPath(dir.value()->first, n.name);
-          depth = dir.value()->second + 1;
+          path = JoinPath(dir.value()->path, n.name);
+          depth = dir.value()->depth + 1;
         }
         Node node = ToNode(n, entry);
         if (!fn(Visit{node, path, depth})) return false;
@@ -185,6 +173,12 @@ class CatalogImpl final : public Catalog {
       return true;
     }));
     return failed;
+  }
+
+  Result<uint64_t> CountSelected(const Selection& selection, uint64_t at_most) override {
+    uint64_t count = 0;
+    FATHOM_RETURN_IF_ERROR(b_->SelectEntries(selection, [&](const EntryRow&) { return ++count < at_most; }));
+    return count;
   }
 
   Result<Totals> Subtree(EntryId dir) override {
@@ -265,17 +259,6 @@ class CatalogImpl final : public Catalog {
   Result<EntryId> ParentDir(EntryId dir) {
     FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, b_->NamesOf(dir));
     return names.empty() ? EntryId{0} : names.front().parent;
-  }
-
-  Result<int> DepthOf(EntryId dir) {
-    int depth = 0;
-    for (EntryId up = dir; depth <= 4096;) {
-      FATHOM_ASSIGN_OR_RETURN(up, ParentDir(up));
-      if (up == 0) return depth;
-      ++depth;
-    }
-    return Status::Error("catalog " + b_->location() + ": the directories above entry " +
-                         std::to_string(dir) + " form a loop: the catalog is damaged");
   }
 
   // Whether directory `from` is `ancestor` or lies below it (answers remembered in `memo`).

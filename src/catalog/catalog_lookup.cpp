@@ -55,4 +55,33 @@ Result<std::string> DirectoryPath(CatalogBackend& backend, EntryId dir) {
   return path;
 }
 
+Result<const DirectoryPaths::Dir*> DirectoryPaths::Get(EntryId dir) {
+  if (auto it = known_.find(dir); it != known_.end()) return &it->second;
+  // Up to the nearest directory already known (or a root), then down, remembering each.
+  std::vector<std::pair<EntryId, NameRow>> chain;
+  const Dir* above = nullptr;
+  for (EntryId id = dir; above == nullptr;) {
+    FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> rows, backend_.NamesOf(id));
+    if (rows.empty()) {
+      return Status::Error("catalog " + backend_.location() + ": directory entry " +
+                           std::to_string(id) + " has no name: run a recount or a new scan");
+    }
+    const EntryId parent = rows.front().parent;
+    chain.emplace_back(id, std::move(rows.front()));
+    if (parent == 0) break;
+    if (auto it = known_.find(parent); it != known_.end()) above = &it->second;
+    id = parent;
+    if (chain.size() > 4096) {
+      return Status::Error("catalog " + backend_.location() + ": the names above entry " +
+                           std::to_string(dir) + " form a loop: the catalog is damaged");
+    }
+  }
+  for (size_t i = chain.size(); i-- > 0;) {
+    const auto& [id, name] = chain[i];
+    Dir d = above == nullptr ? Dir{name.name, 0} : Dir{JoinPath(above->path, name.name), above->depth + 1};
+    above = &known_.emplace(id, std::move(d)).first->second;
+  }
+  return above;
+}
+
 }  // namespace fathom::catalog

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "catalog/catalog_backend.h"
 
@@ -26,5 +27,23 @@ Result<std::string> NamePath(CatalogBackend& backend, EntryId parent, std::strin
 
 // The path of a directory entry (through its one name); an error when it has none.
 Result<std::string> DirectoryPath(CatalogBackend& backend, EntryId dir);
+
+// Directory paths and depths (below their root, a root being 0) remembered as they are
+// built, so that the names above many entries are each read once. Valid while the catalog
+// does not change; the caller's thread.
+class DirectoryPaths {
+ public:
+  struct Dir {
+    std::string path;
+    int depth = 0;
+  };
+  explicit DirectoryPaths(CatalogBackend& backend) : backend_(backend) {}
+  // The directory's path and depth; an error when it, or a directory above it, has no name.
+  Result<const Dir*> Get(EntryId dir);
+
+ private:
+  CatalogBackend& backend_;
+  std::unordered_map<EntryId, Dir> known_;
+};
 
 }  // namespace fathom::catalog

@@ -76,6 +76,11 @@ class VisibleCatalog final : public Catalog {
     return visible;
   }
 
+  // Counts what the caller may not see too: an upper bound, enough to choose a plan.
+  Result<uint64_t> CountSelected(const Selection& selection, uint64_t at_most) override {
+    return c_->CountSelected(selection, at_most);
+  }
+
   Status Select(const Selection& selection, const std::function<bool(const Visit&)>& fn) override {
     Status failed;
     Status walked = c_->Select(selection, [&](const Visit& v) {

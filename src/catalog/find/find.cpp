@@ -81,7 +81,8 @@ int64_t SortKey(const Attrs& a, SortField f) {
 
 class Runner {
  public:
-  Runner(Expression& expr, Catalog& catalog, EvalContext& ctx) : expr_(expr), catalog_(catalog), ctx_(ctx) {}
+  Runner(Expression& expr, Catalog& catalog, EvalContext& ctx, uint64_t select_below)
+      : expr_(expr), catalog_(catalog), ctx_(ctx), select_below_(select_below) {}
 
   void RunStart(const std::string& start, const std::string& abs) {
     start_ = start;
@@ -98,7 +99,7 @@ class Runner {
     Selection sel;
     bool blocked = false;
     if (!o.sort && !expr_.needs_walk && !o.xdev && NarrowConjunction(*expr_.root, sel, blocked) &&
-        Indexed(sel)) {
+        Indexed(sel) && FewEnough(sel)) {
       // The candidates, evaluated in the walk's order (the same output as a walk).
       std::vector<std::pair<std::string, Node>> selected;
       Report(catalog_.Select(sel, [&](const Visit& v) {
@@ -117,6 +118,19 @@ class Runner {
     }
     Report(catalog_.Walk(abs, [&](const Visit& v) { return FromWalk(v); }));
     FlushHeld(-1);
+  }
+
+  // Whether `sel` leaves few enough candidates for selecting to read less than walking.
+  bool FewEnough(const Selection& sel) {
+    if (!catalog_objects_) {
+      uint64_t objects = 0;
+      if (auto rows = catalog_.Accounting(); rows.ok())
+        for (const AcctRow& r : *rows) objects += r.count;
+      catalog_objects_ = objects;
+    }
+    const uint64_t limit = std::max<uint64_t>(select_below_, *catalog_objects_ / 16);
+    auto count = catalog_.CountSelected(sel, limit);
+    return count.ok() && *count < limit;
   }
 
   // -sort/-rsort: evaluates what the walks collected, in order.
@@ -213,6 +227,8 @@ class Runner {
   Expression& expr_;
   Catalog& catalog_;
   EvalContext& ctx_;
+  const uint64_t select_below_;
+  std::optional<uint64_t> catalog_objects_;  // from the kept accounting, read once
   std::string start_, abs_;
   uint64_t start_dev_ = 0;
   uint64_t matches_ = 0;
@@ -298,7 +314,7 @@ int RunFind(const std::vector<std::string>& args, Catalog& catalog, std::ostream
     }
   }
 
-  Runner runner(*expr, catalog, ctx);
+  Runner runner(*expr, catalog, ctx, options.select_below);
   for (const auto& start : expr->starts) {
     if (ctx.quit) break;
     runner.RunStart(start, LexicalPath(cwd, start));

@@ -31,6 +31,9 @@ struct RunOptions {
   std::optional<std::string> cwd;     // for relative starting points; default: getcwd()
   std::optional<uint32_t> uid;        // who asks (-readable...); default: the effective ids
   std::optional<std::vector<uint32_t>> gids;
+  // Indexed tests narrow the candidates (Catalog::Select) only while they leave fewer than
+  // this many objects and fewer than a sixteenth of the catalog; past that, a walk reads less.
+  uint64_t select_below = 4096;
 };
 
 int RunFind(const std::vector<std::string>& args, Catalog& catalog, std::ostream& out,

@@ -57,6 +57,9 @@ class AdjustedCatalog final : public Catalog {
       return fn(Visit{n, v.path, v.depth});
     });
   }
+  Result<uint64_t> CountSelected(const Selection& s, uint64_t at_most) override {
+    return inner_.CountSelected(s, at_most);
+  }
   Result<Totals> Subtree(EntryId d) override { return inner_.Subtree(d); }
   Result<Totals> Usage(EntryId d, bool c) override { return inner_.Usage(d, c); }
   Status Linked(EntryId d, const std::function<bool(const Node&, const std::vector<std::string>&)>& fn) override {
@@ -105,6 +108,7 @@ class FindEngine : public ::testing::Test {
     find::RunOptions options;
     options.cwd = dir_.path();
     options.now_ns = kNow;
+    options.select_below = select_below_;
     if (uid) {
       options.uid = uid;
       options.gids = gids;
@@ -122,6 +126,7 @@ class FindEngine : public ::testing::Test {
   testing::TempDir dir_;
   int status_ = -1;
   std::string err_;
+  uint64_t select_below_ = find::RunOptions{}.select_below;
 };
 
 TEST_F(FindEngine, DayWindowsTruncateTheAgeAtExactNanosecondBoundaries) {
@@ -262,6 +267,24 @@ TEST_F(FindEngine, IndexedTestsSelectCandidatesAndPrintWhatTheWalkPrints) {
   Find({"t", "-printf", "", "-uid", "7"}, &catalog);
   EXPECT_EQ(catalog.select_calls, 0);
   EXPECT_EQ(catalog.walk_calls, 1);
+}
+
+TEST_F(FindEngine, IndexedTestsThatLeaveMuchOfTheCatalogWalkInstead) {
+  Dir("t");
+  for (int i = 0; i < 40; ++i) {
+    std::string f = "t/f" + std::to_string(i);
+    File(f.c_str(), 100);
+    ASSERT_EQ(chown(Path(f).c_str(), i == 0 ? 9 : 7, 7), 0);
+  }
+  select_below_ = 2;  // 41 objects: selecting pays while fewer than 2 (41 / 16) are left
+  ScannedCatalog most(dir_.path()), one(dir_.path());
+  std::string all = Find({"t", "-uid", "7"}, &most);
+  EXPECT_EQ(most.select_calls, 0);
+  EXPECT_EQ(most.walk_calls, 1);
+  EXPECT_EQ(std::count(all.begin(), all.end(), '\n'), 39);
+  EXPECT_EQ(Find({"t", "-uid", "9"}, &one), "t/f0\n");
+  EXPECT_EQ(one.select_calls, 1);
+  EXPECT_EQ(one.walk_calls, 0);
 }
 
 TEST_F(FindEngine, CountSortAndLimitAreFathomsExtras) {

@@ -43,6 +43,9 @@ class ScannedCatalog final : public Catalog {
     ++select_calls;
     return c_->Select(selection, fn);
   }
+  Result<uint64_t> CountSelected(const Selection& selection, uint64_t at_most) override {
+    return c_->CountSelected(selection, at_most);
+  }
   Result<Totals> Subtree(EntryId dir) override { return c_->Subtree(dir); }
   Result<Totals> Usage(EntryId dir, bool count_links) override { return c_->Usage(dir, count_links); }
   Status Linked(EntryId dir, const std::function<bool(const Node&, const std::vector<std::string>&)>& fn) override {

@@ -1,0 +1,275 @@
+// catalog_query_benchmark — what the catalog costs to fill and what its answers cost, beside
+// the tools that answer the same questions by walking the file system.
+//
+//   tree (TREE given; make it with `mkcatalogtree --dir TREE --entries N --varied`):
+//     scan:    `fathom scan` into a fresh, durable SQLite catalog, beside `find -printf
+//              '%i %s %U %G %T@ %p\n'` and bfs with the same format (warm cache; numeric
+//              owners, as the catalog keeps them: GNU find looks a name up in /etc/passwd
+//              for every file whose owner has none, which would slow it tenfold): seconds,
+//              entries/s, the peer's time over fathom's, peak RSS, database bytes per entry;
+//     queries: `fathom find`/`fathom du` on that catalog beside GNU find/du on the tree —
+//              selective finds, a full listing, du -s of the root and of a directory three
+//              levels down; each pair's outputs are compared (sorted lines) and must agree;
+//              and `fathom report --top-users`.
+//   sizes (--sizes, default 100000,1000000,10000000): synthetic catalogs of each size
+//     (synthetic_catalog.h); `fathom du -s` of the root and of a directory three levels down
+//     and `fathom report --top-users`, each a whole command as a user runs it, in ms: the
+//     kept statistics make them the same cost at every size.
+//
+// Every figure is the best of --repeat runs. Catalogs are made in --work (default a new
+// directory under /tmp; synthetic ones are kept there and reused by the next run).
+//
+// Usage: catalog_query_benchmark [TREE] [--sizes N,N,...] [--repeat R] [--work DIR]
+//                                [--fathom PATH]
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fathom/catalog.h"
+#include "synthetic_catalog.h"
+#include "timed_run.h"
+
+namespace {
+
+using fathom::bench::BestOf;
+using fathom::bench::TimedRun;
+
+struct Config {
+  std::string tree;
+  std::vector<int64_t> sizes = {100000, 1000000, 10000000};
+  int repeat = 3;
+  std::string work;
+  std::string fathom;
+};
+
+std::vector<std::string> SortedLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+int64_t FileBytes(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : 0;
+}
+
+void RemoveDatabase(const std::string& db) {
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
+}
+
+// The first directory three levels below `root` (depth first, names sorted), else "".
+std::string ThreeLevelsDown(const std::string& root) {
+  std::string dir = root;
+  for (int level = 0; level < 3; ++level) {
+    std::vector<std::string> subdirs;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.is_directory() && !e.is_symlink()) subdirs.push_back(e.path().string());
+    if (subdirs.empty()) return "";
+    dir = *std::min_element(subdirs.begin(), subdirs.end());
+  }
+  return dir;
+}
+
+bool Check(const TimedRun& run, const std::string& what) {
+  if (!run.started) {
+    std::fprintf(stderr, "catalog_query_benchmark: %s could not be run\n", what.c_str());
+    return false;
+  }
+  if (run.exit_code != 0) {
+    std::fprintf(stderr, "catalog_query_benchmark: %s exited with %d\n", what.c_str(), run.exit_code);
+    return false;
+  }
+  return true;
+}
+
+int TreeFigures(const Config& config) {
+  const std::string& tree = config.tree;
+  const std::string db = config.work + "/tree.db";
+  const std::string format = "%i %s %U %G %T@ %p\n";
+  TimedRun listing = fathom::bench::RunTimed({"find", tree, "-printf", "x"}, true);  // also warms the cache
+  if (!Check(listing, "find")) return 1;
+  const double entries = static_cast<double>(listing.out.size());
+  std::printf("tree %s: %.0f entries\n\n", tree.c_str(), entries);
+
+  // The scan, into a fresh catalog each time.
+  TimedRun scan;
+  for (int r = 0; r < config.repeat; ++r) {
+    RemoveDatabase(db);
+    TimedRun run = fathom::bench::RunTimed({config.fathom, "scan", "-q", "--catalog", "sqlite:" + db, tree});
+    if (!Check(run, "fathom scan")) return 1;
+    if (r == 0 || run.seconds < scan.seconds) scan = run;
+  }
+  const double bytes = static_cast<double>(FileBytes(db) + FileBytes(db + "-wal"));
+  std::printf("%-44s %9s %12s %10s %9s\n", "scan", "seconds", "entries/s", "peer/fathom", "RSS MB");
+  auto row = [&](const std::string& tool, const TimedRun& run) {
+    std::printf("%-44s %9.3f %12.0f %10.2fx %9.1f\n", tool.c_str(), run.seconds, entries / run.seconds,
+                run.seconds / scan.seconds, static_cast<double>(run.peak_rss_kb) / 1024.0);
+  };
+  row("fathom scan (durable SQLite catalog)", scan);
+  for (const std::string peer : {"find", "bfs"}) {
+    if (!fathom::bench::Installed(peer)) {
+      std::printf("%-44s not installed (apt-get install %s)\n", peer.c_str(), peer.c_str());
+      continue;
+    }
+    TimedRun run = BestOf(config.repeat, {peer, tree, "-printf", format});
+    if (Check(run, peer)) row(peer + " -printf '%i %s %U %G %T@ %p\\n'", run);
+  }
+  std::printf("database: %.1f bytes per entry\n\n", bytes / entries);
+
+  // The same questions, from the catalog and from the tree.
+  struct Query {
+    std::string name;
+    std::vector<std::string> fathom, peer;
+  };
+  const std::string deep = ThreeLevelsDown(tree);
+  const std::vector<std::string> cat = {"--catalog", "sqlite:" + db};
+  auto find = [&](std::vector<std::string> expr) {
+    std::vector<std::string> ours = {config.fathom, "find"};
+    ours.insert(ours.end(), cat.begin(), cat.end());
+    ours.push_back(tree);
+    ours.insert(ours.end(), expr.begin(), expr.end());
+    std::vector<std::string> theirs = {"find", tree};
+    theirs.insert(theirs.end(), expr.begin(), expr.end());
+    std::string name = "find";
+    for (const auto& e : expr) name += " " + e;
+    return Query{name, ours, theirs};
+  };
+  auto du = [&](const std::string& path, const std::string& name) {
+    std::vector<std::string> ours = {config.fathom, "du"};
+    ours.insert(ours.end(), cat.begin(), cat.end());
+    ours.insert(ours.end(), {"-s", path});
+    return Query{name, ours, {"du", "-s", path}};
+  };
+  std::vector<Query> queries = {find({"-size", "+1M", "-user", "1003"}), find({"-name", "*.h5", "-mtime", "-7"}),
+                                find({"-newermt", "2000-01-01", "-empty"}), find({}), du(tree, "du -s (root)")};
+  if (!deep.empty()) queries.push_back(du(deep, "du -s (3 levels down)"));
+  std::vector<std::string> report = {config.fathom, "report"};
+  report.insert(report.end(), cat.begin(), cat.end());
+  report.push_back("--top-users");
+  queries.push_back({"report --top-users", report, {}});
+
+  std::printf("%-28s %10s %10s %12s %8s %s\n", "query", "fathom ms", "peer ms", "peer/fathom", "lines", "same output");
+  int rc = 0;
+  for (const Query& q : queries) {
+    TimedRun ours = BestOf(config.repeat, q.fathom, true);
+    if (!Check(ours, "fathom " + q.name)) return 1;
+    if (q.peer.empty()) {
+      std::printf("%-28s %10.1f %10s %12s %8zu %s\n", q.name.c_str(), ours.seconds * 1e3, "-", "-",
+                  SortedLines(ours.out).size(), "(no peer)");
+      continue;
+    }
+    TimedRun theirs = BestOf(config.repeat, q.peer, true);
+    if (!Check(theirs, q.peer[0])) return 1;
+    const bool same = SortedLines(ours.out) == SortedLines(theirs.out);
+    if (!same) rc = 1;
+    std::printf("%-28s %10.1f %10.1f %11.1fx %8zu %s\n", q.name.c_str(), ours.seconds * 1e3, theirs.seconds * 1e3,
+                theirs.seconds / ours.seconds, SortedLines(theirs.out).size(), same ? "yes" : "NO");
+  }
+  std::printf("\n");
+  return rc;
+}
+
+int SizeFigures(const Config& config) {
+  struct Column {
+    int64_t entries;
+    std::vector<double> ms;
+  };
+  std::vector<Column> columns;
+  const std::vector<std::string> names = {"du -s /bench", "du -s /bench/dir-0/dir-0/dir-0", "report --top-users"};
+  for (int64_t n : config.sizes) {
+    const std::string db = config.work + "/synthetic-" + std::to_string(n) + ".db";
+    if (FileBytes(db) == 0) {
+      const auto t0 = std::chrono::steady_clock::now();
+      fathom::catalog::CatalogOptions options;
+      options.uri = db;
+      auto catalog = fathom::catalog::Catalog::Open(options);
+      if (!catalog.ok()) {
+        std::fprintf(stderr, "catalog_query_benchmark: %s\n", catalog.status().message().c_str());
+        return 1;
+      }
+      fathom::bench::PutSyntheticTree(**catalog, n);
+      std::fprintf(stderr, "catalog_query_benchmark: made %s (%lld entries) in %.1f s\n", db.c_str(),
+                   static_cast<long long>(n),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const std::vector<std::string> cat = {"--catalog", "sqlite:" + db};
+    const std::vector<std::vector<std::string>> commands = {
+        {"du", "-s", "/bench"}, {"du", "-s", "/bench/dir-0/dir-0/dir-0"}, {"report", "--top-users"}};
+    Column column{n, {}};
+    for (size_t i = 0; i < commands.size(); ++i) {
+      std::vector<std::string> argv = {config.fathom, commands[i][0]};
+      argv.insert(argv.end(), cat.begin(), cat.end());
+      argv.insert(argv.end(), commands[i].begin() + 1, commands[i].end());
+      TimedRun run = BestOf(std::max(config.repeat, 5), argv, true);
+      if (!Check(run, "fathom " + names[i])) return 1;
+      column.ms.push_back(run.seconds * 1e3);
+    }
+    columns.push_back(column);
+  }
+  std::printf("%-32s", "whole command, ms");
+  for (const auto& c : columns) std::printf(" %12lld", static_cast<long long>(c.entries));
+  std::printf("\n");
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::printf("%-32s", names[i].c_str());
+    for (const auto& c : columns) std::printf(" %12.1f", c.ms[i]);
+    std::printf("\n");
+  }
+  return 0;
+}
+
+std::vector<int64_t> ParseSizes(const std::string& text) {
+  std::vector<int64_t> sizes;
+  std::istringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) sizes.push_back(std::atoll(item.c_str()));
+  return sizes;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config config;
+  config.fathom = std::filesystem::read_symlink("/proc/self/exe").parent_path().string() + "/fathom";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--sizes" && i + 1 < argc) {
+      config.sizes = ParseSizes(argv[++i]);
+    } else if (a == "--repeat" && i + 1 < argc) {
+      config.repeat = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--work" && i + 1 < argc) {
+      config.work = argv[++i];
+    } else if (a == "--fathom" && i + 1 < argc) {
+      config.fathom = argv[++i];
+    } else if (!a.empty() && a[0] == '/' && config.tree.empty()) {
+      config.tree = a;
+    } else {
+      std::fprintf(stderr,
+                   "usage: catalog_query_benchmark [TREE] [--sizes N,N,...] [--repeat R] [--work DIR] "
+                   "[--fathom PATH]\n(TREE an absolute path; --sizes '' for none)\n");
+      return 2;
+    }
+  }
+  if (config.work.empty()) {
+    char tmpl[] = "/tmp/fathom-query-bench-XXXXXX";
+    if (mkdtemp(tmpl) == nullptr) {
+      std::perror("catalog_query_benchmark: mkdtemp");
+      return 1;
+    }
+    config.work = tmpl;
+  }
+  std::filesystem::create_directories(config.work);
+  int rc = 0;
+  if (!config.tree.empty()) rc |= TreeFigures(config);
+  if (!config.sizes.empty()) rc |= SizeFigures(config);
+  return rc;
+}

@@ -1,0 +1,68 @@
+#include "timed_run.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+
+extern char** environ;
+
+namespace fathom::bench {
+
+TimedRun RunTimed(const std::vector<std::string>& argv, bool keep_output) {
+  TimedRun run;
+  int out_fd = keep_output ? memfd_create("timed-run-stdout", MFD_CLOEXEC) : -1;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (out_fd >= 0) posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+  else posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc == 0) {
+    int status = 0;
+    struct rusage ru {};
+    wait4(pid, &status, 0, &ru);
+    run.started = true;
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    run.peak_rss_kb = ru.ru_maxrss;
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  if (out_fd >= 0) {
+    lseek(out_fd, 0, SEEK_SET);
+    char buf[1 << 16];
+    for (ssize_t n; (n = read(out_fd, buf, sizeof buf)) > 0;) run.out.append(buf, static_cast<size_t>(n));
+    close(out_fd);
+  }
+  return run;
+}
+
+TimedRun BestOf(int repeat, const std::vector<std::string>& argv, bool keep_output) {
+  TimedRun best;
+  std::string out;
+  for (int r = 0; r < repeat; ++r) {
+    TimedRun run = RunTimed(argv, keep_output);
+    if (!run.started) return run;
+    out = std::move(run.out);
+    if (r == 0 || run.seconds < best.seconds) best = std::move(run);
+  }
+  best.out = std::move(out);
+  return best;
+}
+
+bool Installed(const std::string& program) {
+  const std::string cmd = "command -v " + program + " >/dev/null 2>&1";
+  return std::system(cmd.c_str()) == 0;
+}
+
+}  // namespace fathom::bench
