@@ -129,6 +129,10 @@ class CatalogBackend {
   virtual Result<uint64_t> LastGeneration() = 0;
   virtual Status InsertScan(const ScanRow& scan) = 0;
   virtual Status MarkScanFinished(uint64_t generation, int64_t finished_ns) = 0;
+  // Indexes that only queries read, which a backend may drop while a first scan fills an
+  // empty catalog and build once at its end (inside the caller's write transaction).
+  virtual Status DeferQueryIndexes() { return Status::Ok(); }
+  virtual Status BuildQueryIndexes() { return Status::Ok(); }
 
   virtual Result<TableCounts> Counts() = 0;
 };

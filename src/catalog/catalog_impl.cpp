@@ -59,6 +59,8 @@ class CatalogImpl final : public Catalog {
     FATHOM_ASSIGN_OR_RETURN(uint64_t last, b_->LastGeneration());
     ScanRow scan{last + 1, std::string(root), NowNs(), false};
     FATHOM_RETURN_IF_ERROR(b_->InsertScan(scan));
+    FATHOM_ASSIGN_OR_RETURN(EntryId last_entry, b_->LastEntryId());
+    if (last_entry == 0) FATHOM_RETURN_IF_ERROR(b_->DeferQueryIndexes());  // a first scan
     FATHOM_RETURN_IF_ERROR(batch->Commit());
     return scan.generation;
   }
@@ -105,7 +107,9 @@ class CatalogImpl final : public Catalog {
       FATHOM_RETURN_IF_ERROR(batch->Commit());
       if (progress) progress(removed);
     } while (next < unseen.size());
-    return Status::Ok();
+    FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<Batch> batch, Begin());
+    FATHOM_RETURN_IF_ERROR(b_->BuildQueryIndexes());
+    return batch->Commit();
   }
 
   Result<std::optional<Node>> Stat(std::string_view path) override {

@@ -487,6 +487,9 @@ class SqliteBackend final : public CatalogBackend {
     insert_scan_.BindInt(3, scan.started_ns);
     return db_.StepDone(insert_scan_, "recording a scan");
   }
+  Status DeferQueryIndexes() override { return DropSecondaryIndexes(db_); }
+  Status BuildQueryIndexes() override { return BuildSecondaryIndexes(db_); }
+
   Status MarkScanFinished(uint64_t generation, int64_t finished_ns) override {
     finish_scan_.BindInt(1, finished_ns);
     finish_scan_.BindInt(2, static_cast<int64_t>(generation));

@@ -12,6 +12,14 @@ namespace {
 
 constexpr int kBusyTimeoutMs = 10000;
 
+// The indexes only queries use: a first scan into an empty catalog drops them and builds
+// them once at its end (sorting is cheaper than keeping them up to date row by row); every
+// writer makes sure they exist, so a first scan killed halfway leaves nothing missing.
+constexpr const char* kSecondaryIndexes =
+    "CREATE INDEX IF NOT EXISTS entries_uid ON entries(uid);"
+    "CREATE INDEX IF NOT EXISTS entries_size ON entries(size);"
+    "CREATE INDEX IF NOT EXISTS entries_mtime ON entries(mtime);";
+
 constexpr const char* kCreateSchema =
     "CREATE TABLE entries(id INTEGER PRIMARY KEY, dev INTEGER NOT NULL, ino INTEGER NOT NULL,"
     " mode INTEGER NOT NULL, uid INTEGER NOT NULL, gid INTEGER NOT NULL, nlink INTEGER NOT NULL,"
@@ -20,9 +28,6 @@ constexpr const char* kCreateSchema =
     " fid TEXT, mdt INTEGER, stripe_count INTEGER, stripe_size INTEGER, pool TEXT, osts TEXT,"
     " seen INTEGER NOT NULL, gen INTEGER NOT NULL);"
     "CREATE UNIQUE INDEX entries_identity ON entries(dev, ino);"
-    "CREATE INDEX entries_uid ON entries(uid);"
-    "CREATE INDEX entries_size ON entries(size);"
-    "CREATE INDEX entries_mtime ON entries(mtime);"
     "CREATE TABLE names(parent INTEGER NOT NULL, name BLOB NOT NULL, id INTEGER NOT NULL,"
     " gen INTEGER NOT NULL, PRIMARY KEY(parent, name)) WITHOUT ROWID;"
     "CREATE INDEX names_id ON names(id);"
@@ -116,12 +121,23 @@ Status PrepareWriter(const store::Connection& db) {
   if (created.ok() && app_id.value() != kCatalogApplicationId) {
     created = db.Exec(kCreateSchema, "creating the schema");
   }
+  if (created.ok()) created = BuildSecondaryIndexes(db);
   if (created.ok()) created = db.Exec("COMMIT", "committing the schema");
   if (!created.ok()) db.RollbackIfOpen();
   return created;
 }
 
 }  // namespace
+
+Status DropSecondaryIndexes(const store::Connection& db) {
+  return db.Exec("DROP INDEX IF EXISTS entries_uid; DROP INDEX IF EXISTS entries_size;"
+                 " DROP INDEX IF EXISTS entries_mtime",
+                 "dropping the query indexes for a first scan");
+}
+
+Status BuildSecondaryIndexes(const store::Connection& db) {
+  return db.Exec(kSecondaryIndexes, "building the query indexes");
+}
 
 const store::SqliteFileKind kCatalogFile = {
     .noun = "catalog",

@@ -35,4 +35,9 @@ extern const store::SqliteFileKind kCatalogFile;
 // a new or empty file, and refuses a file of another application or of a newer schema.
 Result<store::Connection> OpenSqliteCatalog(const std::string& path, bool read_only);
 
+// The indexes only queries use (owner, size, mtime): dropped for a first scan into an empty
+// catalog, built again (if missing) at its end and by every writer that opens the catalog.
+Status DropSecondaryIndexes(const store::Connection& db);
+Status BuildSecondaryIndexes(const store::Connection& db);
+
 }  // namespace fathom::catalog
