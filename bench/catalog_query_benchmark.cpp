@@ -4,8 +4,8 @@
 //   tree (TREE given; make it with `mkcatalogtree --dir TREE --entries N --varied`):
 //     scan:    `fathom scan` into a fresh, durable SQLite catalog, beside `find -printf
 //              '%i %s %U %G %T@ %p\n'` and bfs with the same format (warm cache; numeric
-//              owners, as the catalog keeps them: GNU find looks a name up in /etc/passwd
-//              for every file whose owner has none, which would slow it tenfold): seconds,
+//              owners, as the catalog keeps them), and once beside find printing owner and
+//              group names (`%u %g`: a look-up in /etc/passwd and /etc/group per file): seconds,
 //              entries/s, the peer's time over fathom's, peak RSS, database bytes per entry;
 //     queries: `fathom find`/`fathom du` on that catalog beside GNU find/du on the tree —
 //              selective finds, a full listing, du -s of the root and of a directory three
@@ -124,6 +124,9 @@ int TreeFigures(const Config& config) {
     TimedRun run = BestOf(config.repeat, {peer, tree, "-printf", format});
     if (Check(run, peer)) row(peer + " -printf '%i %s %U %G %T@ %p\\n'", run);
   }
+  // With owner and group names, as administrators print them: once (it is slow).
+  TimedRun named = fathom::bench::RunTimed({"find", tree, "-printf", "%i %s %u %g %T@ %p\n"});
+  if (Check(named, "find")) row("find -printf '%i %s %u %g %T@ %p\\n'", named);
   std::printf("database: %.1f bytes per entry\n\n", bytes / entries);
 
   // The same questions, from the catalog and from the tree.
