@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "catalog/sync/catalog_scan.h"
+#include "catalog/sync/scan_progress.h"
 #include "cli/catalog_args.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
@@ -52,12 +53,9 @@ int RunScan(const ScanArgs& args) {
   options.resume = args.resume;
   catalog::CatalogScanCallbacks callbacks;
   if (terminal) {
-    callbacks.progress = [](const scan::ScanProgress& p) {
-      const double seconds = std::chrono::duration<double>(p.elapsed).count();
-      std::fprintf(stderr, "\r\033[Kscanned %llu entries (%.0f/s), %llu directories left, %.0f s",
-                   static_cast<unsigned long long>(p.entries),
-                   seconds > 0 ? static_cast<double>(p.entries) / seconds : 0.0,
-                   static_cast<unsigned long long>(p.directories_pending), seconds);
+    const uint64_t expected = catalog::ExpectedEntries(*catalog.value(), roots);
+    callbacks.progress = [expected](const scan::ScanProgress& p) {
+      std::fprintf(stderr, "\r\033[K%s", catalog::ScanProgressLine(p, expected).c_str());
     };
     callbacks.cleanup = [](uint64_t removed) {
       std::fprintf(stderr, "\r\033[Kremoving names the scan did not see: %llu",
