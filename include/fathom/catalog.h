@@ -286,8 +286,11 @@ class Catalog {
   // Objects matching `selection`, each with every name it has, until `fn` returns false.
   virtual Status Select(const Selection& selection,
                         const std::function<bool(const Visit&)>& fn) = 0;
-  // How many objects match `selection`, counting no further than `at_most` (so the cost is
-  // that of the smaller of the two): whether selecting would read less than walking.
+  // How many objects at most match `selection`, no more than `at_most`: whether selecting
+  // would read less than walking. An upper bound from the kept accounting (owner, group, type,
+  // size by bucket) where that bounds it below `at_most`, else counted through the indexes
+  // (stopping at `at_most`) when an mtime bound may narrow it further. An empty selection
+  // gives the catalog's objects.
   virtual Result<uint64_t> CountSelected(const Selection& selection, uint64_t at_most) = 0;
   // The kept totals of a directory's subtree (per name, the directory itself included).
   virtual Result<Totals> Subtree(EntryId dir) = 0;

@@ -180,6 +180,9 @@ class CatalogImpl final : public Catalog {
   }
 
   Result<uint64_t> CountSelected(const Selection& selection, uint64_t at_most) override {
+    FATHOM_ASSIGN_OR_RETURN(std::vector<AcctRow> rows, b_->Accounting());
+    const uint64_t bound = AccountedUpperBound(rows, selection);
+    if (bound < at_most || (!selection.min_mtime_ns && !selection.max_mtime_ns)) return std::min(bound, at_most);
     uint64_t count = 0;
     FATHOM_RETURN_IF_ERROR(b_->SelectEntries(selection, [&](const EntryRow&) { return ++count < at_most; }));
     return count;

@@ -122,4 +122,23 @@ AcctRow RowOf(const AcctKey& key, const AcctDelta& delta) {
   return row;
 }
 
+uint64_t AccountedUpperBound(const std::vector<AcctRow>& rows, const Selection& selection) {
+  const bool sized = selection.min_size || selection.max_size;
+  const int first = SizeBucket(std::max<int64_t>(selection.min_size.value_or(0), 0));
+  const int last = selection.max_size ? SizeBucket(std::max<int64_t>(*selection.max_size, 0)) : kSizeBuckets - 1;
+  uint64_t bound = 0;
+  for (const AcctRow& row : rows) {
+    if ((selection.uid && row.uid != *selection.uid) || (selection.gid && row.gid != *selection.gid) ||
+        (selection.type && row.type != *selection.type)) {
+      continue;
+    }
+    if (!sized) {
+      bound += row.count;
+      continue;
+    }
+    for (int b = first; b <= last; ++b) bound += row.buckets[static_cast<size_t>(b)];
+  }
+  return bound;
+}
+
 }  // namespace fathom::catalog

@@ -8,6 +8,7 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include "fathom/catalog.h"
 
@@ -59,6 +60,10 @@ AcctDelta ObjectContribution(const Attrs& attrs, int sign);
 // An accounting row as the delta that adds it to nothing, and back.
 AcctDelta DeltaOf(const AcctRow& row);
 AcctRow RowOf(const AcctKey& key, const AcctDelta& delta);
+
+// How many objects at most match `selection` by the accounting `rows`: owner, group and type
+// exactly, the size by whole buckets (an upper bound); mtime bounds are not counted there.
+uint64_t AccountedUpperBound(const std::vector<AcctRow>& rows, const Selection& selection);
 
 // "file", "dir", "symlink", "other" — for messages.
 const char* TypeName(uint32_t type);

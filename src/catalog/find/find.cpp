@@ -123,10 +123,8 @@ class Runner {
   // Whether `sel` leaves few enough candidates for selecting to read less than walking.
   bool FewEnough(const Selection& sel) {
     if (!catalog_objects_) {
-      uint64_t objects = 0;
-      if (auto rows = catalog_.Accounting(); rows.ok())
-        for (const AcctRow& r : *rows) objects += r.count;
-      catalog_objects_ = objects;
+      auto objects = catalog_.CountSelected(Selection{}, UINT64_MAX);
+      catalog_objects_ = objects.ok() ? *objects : 0;
     }
     const uint64_t limit = std::max<uint64_t>(select_below_, *catalog_objects_ / 16);
     auto count = catalog_.CountSelected(sel, limit);
@@ -228,7 +226,7 @@ class Runner {
   Catalog& catalog_;
   EvalContext& ctx_;
   const uint64_t select_below_;
-  std::optional<uint64_t> catalog_objects_;  // from the kept accounting, read once
+  std::optional<uint64_t> catalog_objects_;  // read once
   std::string start_, abs_;
   uint64_t start_dev_ = 0;
   uint64_t matches_ = 0;
