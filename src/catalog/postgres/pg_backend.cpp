@@ -168,7 +168,7 @@ Status PgBackend::InsertEntry(const EntryRow& row) {
   params.push_back(Param::Int(row.seen_ns));
   params.push_back(Param::Int(static_cast<int64_t>(row.generation)));
   ahead_.HoldEntry(row, params);
-  return Status::Ok();
+  return ahead_.held_bytes() >= kSendBytes ? Flush() : Status::Ok();
 }
 
 Status PgBackend::UpdateEntry(const EntryRow& row) {
@@ -241,7 +241,7 @@ Status PgBackend::InsertName(const NameRow& row) {
   const Param params[] = {Param::Int(row.parent), Param::Bytes(row.name), Param::Int(row.id),
                           Param::Int(static_cast<int64_t>(row.generation))};
   ahead_.HoldName(row, params);
-  return Status::Ok();
+  return ahead_.held_bytes() >= kSendBytes ? Flush() : Status::Ok();
 }
 
 Status PgBackend::DeleteName(EntryId parent, std::string_view name) {
