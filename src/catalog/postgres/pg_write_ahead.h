@@ -11,9 +11,10 @@
 //    other transaction can see that entry; a rename, which could move a name there, makes
 //    the backend Forget()). So NameTarget under such a parent needs no round trip.
 //  - Read(), given the objects a scan is about to put, reads in one round trip each the
-//    entries and the latest removals the catalog holds of them; until they may change
-//    (Forget(), or a Flush(): entries then in the table are not in what was read) the
-//    backend answers EntryByIdentity and LatestRemoval of those objects from here.
+//    entries and the latest removals the catalog holds of them; the backend answers
+//    EntryByIdentity and LatestRemoval of those objects from here until they may change:
+//    an entry inserted for one of them replaces what was read of it (held, then in the
+//    table), and any other change of entries, names or removals makes the backend Forget().
 // An answer given here is the one the database would give after Flush(); a lookup not
 // answered here goes to the database, which then needs no Flush() first (what is held
 // cannot match it). Every other call of the backend Flushes first.
@@ -49,7 +50,7 @@ class WriteAhead {
   // The bytes of the COPY data held.
   size_t held_bytes() const { return entries_.body().size() + names_.body().size(); }
 
-  // Sends what is held (COPY); ok when nothing is. Read-ahead answers are dropped.
+  // Sends what is held (COPY); ok when nothing is. What is remembered and read ahead stays.
   Status Flush(Session& session);
   // Forgets everything known (after a change that may contradict it). Call Flush() first.
   void Forget();
