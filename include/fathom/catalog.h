@@ -79,6 +79,12 @@ struct Attrs {
   friend bool operator==(const Attrs&, const Attrs&) = default;
 };
 
+// An object's identity: st_dev and st_ino.
+struct Identity {
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+};
+
 // When and by what a change was seen.
 struct Observation {
   int64_t time_ns = 0;            // when the attributes were read / the event happened
@@ -236,6 +242,13 @@ class Batch {
   virtual Status Move(EntryId parent, std::string_view name, EntryId new_parent,
                       std::string_view new_name, const Observation& seen,
                       const Removal& replaced) = 0;
+  // A hint that Puts of these objects (st_dev, st_ino) follow, such as the entries of a
+  // directory a scan read: a backend may read what it holds of them in one go (PostgreSQL
+  // does: one round trip instead of several per Put). Changes nothing; no effect on results.
+  virtual Status Expect(std::span<const Identity> objects) {
+    (void)objects;
+    return Status::Ok();
+  }
   // Commits; `stream` and `last_applied` (when given) record, in the same transaction, how
   // far a named consumer of the event stream has applied it, and `pending` the paths it has
   // still to read once later events say where they went (Catalog::Pending).

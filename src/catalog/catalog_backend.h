@@ -15,8 +15,10 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "catalog/statistics.h"
@@ -67,6 +69,12 @@ class CatalogBackend {
   virtual Status CommitWrite() = 0;
   virtual void RollbackWrite() = 0;
 
+  // Batch::Expect's hint: these objects are about to be put (no effect on any answer).
+  virtual Status Expect(std::span<const Identity> objects) {
+    (void)objects;
+    return Status::Ok();
+  }
+
   // Entries.
   virtual Result<std::optional<EntryRow>> EntryById(EntryId id) = 0;
   virtual Result<std::optional<EntryRow>> EntryByIdentity(uint64_t dev, uint64_t ino) = 0;
@@ -98,6 +106,12 @@ class CatalogBackend {
   // Statistics.
   virtual Result<Totals> Tree(EntryId dir) = 0;  // zeros when the directory has no row
   virtual Status AddTree(EntryId dir, const TotalsDelta& delta) = 0;
+  // AddTree of each (directory, delta): a batch's totals at commit, as few round trips as the
+  // backend can.
+  virtual Status AddTrees(std::span<const std::pair<EntryId, TotalsDelta>> deltas) {
+    for (const auto& [dir, delta] : deltas) FATHOM_RETURN_IF_ERROR(AddTree(dir, delta));
+    return Status::Ok();
+  }
   virtual Status DeleteTree(EntryId dir) = 0;
   virtual Status AddAcct(const AcctKey& key, const AcctDelta& delta) = 0;
   virtual Result<std::vector<AcctRow>> Accounting() = 0;

@@ -81,6 +81,11 @@ class CatalogBatch final : public Batch {
     return Track(MovePublic(parent, name, new_parent, new_name, seen, replaced));
   }
 
+  Status Expect(std::span<const Identity> objects) override {
+    FATHOM_RETURN_IF_ERROR(Usable());
+    return Track(b_.Expect(objects));
+  }
+
   Status Commit(std::string_view stream, uint64_t last_applied,
                 std::span<const std::string> pending) override {
     FATHOM_RETURN_IF_ERROR(Usable());
@@ -394,9 +399,11 @@ class CatalogBatch final : public Batch {
       FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, b_.NamesOf(id));
       FATHOM_RETURN_IF_ERROR(b_.SetMulti(id, names.size() > 1));
     }
+    std::vector<std::pair<EntryId, TotalsDelta>> trees;
     for (const auto& [dir, delta] : stats_.tree) {
-      if (!delta.IsZero()) FATHOM_RETURN_IF_ERROR(b_.AddTree(dir, delta));
+      if (!delta.IsZero()) trees.emplace_back(dir, delta);
     }
+    FATHOM_RETURN_IF_ERROR(b_.AddTrees(trees));
     for (const auto& [key, delta] : stats_.acct) {
       if (!delta.IsZero()) FATHOM_RETURN_IF_ERROR(b_.AddAcct(key, delta));
     }

@@ -3,10 +3,12 @@
 // system (docs/catalog.md).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <system_error>
 #include <thread>
 
 #include "catalog/follow/event_applier.h"
@@ -64,6 +66,17 @@ Result<std::unique_ptr<catalog::EventFeed>> OpenFeed(const CatalogCommandArgs& a
   return catalog::OpenSubscriberFeed(std::move(options), since);
 }
 
+// Why the follower stopped, and where a follower started again resumes. A follower does not
+// retry a failed transaction itself: what it had read of the stream and the file system for
+// it is dropped with it, and a new follower starts from the catalog's last commit.
+std::string StoppedMessage(const Status& failure, uint64_t last) {
+  const bool lost = failure.code() == std::make_error_code(std::errc::connection_aborted);
+  return failure.message() + "; stopped: the catalog stands at event " + std::to_string(last) +
+         " (its last confirmed commit; nothing after it was recorded as applied): run `fathom catalog "
+         "follow` again once " +
+         (lost ? "the server is back" : "the cause is fixed") + ": it resumes there";
+}
+
 int RunFollow(const CatalogCommandArgs& a) {
   auto catalog = OpenCatalog(a.catalog, /*read_only=*/false);
   if (!catalog.ok()) return Fail("catalog follow", catalog.status().message(), kExitFailure);
@@ -114,13 +127,13 @@ int RunFollow(const CatalogCommandArgs& a) {
   stop = true;
   if (timer) timer->join();
   const auto& c = applier.counters();
-  auto last = catalog.value()->LastApplied(a.name);
+  // Not read back from the catalog: its server may be the reason the follower stopped.
+  const uint64_t last = std::max(since.value(), applier.last_applied());
   spdlog::info(
       "catalog: {} events applied (last id {}); {} paths read, {} already gone, {} "
       "outside the roots, {} subtrees scanned; {} directories settled, {} names corrected",
-      c.events, last.ok() ? last.value() : 0, c.reads, c.gone, c.outside, c.rescans, c.settled,
-      c.corrected);
-  if (!followed.ok()) return Fail("catalog follow", followed.message(), kExitFailure);
+      c.events, last, c.reads, c.gone, c.outside, c.rescans, c.settled, c.corrected);
+  if (!followed.ok()) return Fail("catalog follow", StoppedMessage(followed, last), kExitFailure);
   return kExitOk;
 }
 

@@ -1,7 +1,9 @@
 // A writer killed (SIGKILL) at random points while committing batches: the catalog reopened
 // holds exactly the batches up to its recorded stream position (each batch adds its files,
 // removes those of three batches before and renames a directory), and its kept statistics
-// recount clean.
+// recount clean. Built twice (catalog_test_target.h): on a SQLite file (catalog_crash_test)
+// and on a PostgreSQL database (catalog_crash_pg_test), where the server sees its client die
+// in the middle of a transaction.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -10,6 +12,7 @@
 #include <random>
 #include <thread>
 
+#include "catalog/catalog_test_target.h"
 #include "catalog/catalog_test_util.h"
 #include "catalog/freshness.h"
 #include "support/temp_dir.h"
@@ -81,7 +84,7 @@ Status Prepare(Catalog& catalog) {
 
 TEST(CatalogCrashTest, KilledWriterLeavesExactlyTheCommittedBatches) {
   fathom::testing::TempDir dir;
-  const std::string path = dir / "catalog.db";
+  const std::string path = testing::NewCatalogUri(dir, "crash");
   {
     auto catalog = testing::OpenCatalogOrDie(path);
     ASSERT_NE(catalog, nullptr);
@@ -98,6 +101,14 @@ TEST(CatalogCrashTest, KilledWriterLeavesExactlyTheCommittedBatches) {
     int status = 0;
     ASSERT_EQ(waitpid(child, &status, 0), child);
     ASSERT_TRUE(WIFSIGNALED(status)) << "the writer stopped by itself with status " << status;
+    {
+      // Taking the writers' turn waits until the dead writer's transaction has ended: a
+      // PostgreSQL server finishes a COMMIT its client sent, or rolls back, once it sees the
+      // client gone. Read before, the batches could change between two of the reads below.
+      auto catalog = testing::OpenCatalogOrDie(path);
+      ASSERT_NE(catalog, nullptr);
+      ASSERT_TRUE(catalog->Begin().ok());
+    }
 
     auto catalog = testing::OpenCatalogOrDie(path, true);
     ASSERT_NE(catalog, nullptr);

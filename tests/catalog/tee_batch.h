@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <span>
 #include <string>
 
 #include "fathom/catalog.h"
@@ -27,8 +28,18 @@ class TeeBatch final : public catalog::Batch {
                                    const catalog::Observation& seen) override {
     return Same(tested_->PutRoot(path, attrs, seen), reference_->PutRoot(path, attrs, seen), "PutRoot");
   }
+  Status Expect(std::span<const catalog::Identity> objects) override {
+    return Same(tested_->Expect(objects), reference_->Expect(objects), "Expect");
+  }
+  // Each Put is announced by Expect on the tested side too, so that what a backend reads
+  // ahead (PostgreSQL's read of the objects a scan is about to put) answers like the
+  // reference, which reads each one when put.
   Result<catalog::EntryId> Put(catalog::EntryId parent, std::string_view name, const catalog::Attrs& attrs,
                                const catalog::Observation& seen) override {
+    const catalog::Identity object{attrs.dev, attrs.ino};
+    if (Status expected = tested_->Expect(std::span<const catalog::Identity>(&object, 1)); !expected.ok()) {
+      return expected;
+    }
     return Same(tested_->Put(parent, name, attrs, seen), reference_->Put(parent, name, attrs, seen), "Put");
   }
   Status Remove(catalog::EntryId parent, std::string_view name, const catalog::Removal& removal) override {

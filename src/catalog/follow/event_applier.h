@@ -86,6 +86,9 @@ class EventApplier {
   Status Settle();
 
   const ApplyCounters& counters() const { return counters_; }
+  // The last id the catalog confirmed applied: by its last commit the server confirmed, or as
+  // read from the catalog before the first (0 until the first Apply()).
+  uint64_t last_applied() const { return last_applied_; }
 
  private:
   // Reads the roots, the position and the pending paths from the catalog, once.

@@ -10,6 +10,10 @@ namespace fathom::catalog {
 namespace pg {
 namespace {
 
+// The (dev, ino) pairs of WriteAhead::Read, given as two lists of bigint in text ("1,2,3").
+constexpr const char* kIdentities =
+    "unnest(string_to_array($1, ',')::bigint[], string_to_array($2, ',')::bigint[]) AS k(dev, ino)";
+
 std::vector<Type> EntryTypes() {
   std::vector<Type> types{Type::kInt};
   for (Type type : AttrTypes()) types.push_back(type);
@@ -26,6 +30,14 @@ std::vector<PgBackend::Sql> PgBackend::EntrySql() {
   update_types.insert(update_types.end(), 3, Type::kInt);
   return {
       {&lock_, "SELECT pg_advisory_xact_lock($1)", Ints(1), "wait for the catalog's other writer"},
+      {&read_ahead_entries_,
+       "SELECT " + Qualified("e.", kEntryColumns) + " FROM entries e JOIN " + kIdentities +
+           " ON e.dev = k.dev AND e.ino = k.ino",
+       {Type::kText, Type::kText}, "read the entries of objects about to be put"},
+      {&read_ahead_removals_,
+       std::string("SELECT r.dev, r.ino, max(r.time) FROM removed r JOIN ") + kIdentities +
+           " ON r.dev = k.dev AND r.ino = k.ino GROUP BY r.dev, r.ino",
+       {Type::kText, Type::kText}, "read the removals of objects about to be put"},
       {&entry_by_id_, select + " WHERE id = $1", Ints(1), "read an entry"},
       {&entry_by_identity_, select + " WHERE dev = $1 AND ino = $2", Ints(2),
        "find an entry by device and inode"},
@@ -85,6 +97,7 @@ Status PgBackend::BeginWrite() {
                          "without read_only to write",
                          std::make_error_code(std::errc::read_only_file_system));
   }
+  ahead_.End();
   FATHOM_RETURN_IF_ERROR(session_.Begin());
   Status locked = Run(lock_, {Param::Int(kWriterLockKey)}).status();
   if (!locked.ok()) {
@@ -97,23 +110,31 @@ Status PgBackend::BeginWrite() {
 
 Status PgBackend::CommitWrite() {
   in_write_ = false;
-  Status status = session_.Commit();
+  Status status = Flush();
+  if (status.ok()) status = session_.Commit();
+  ahead_.End();
   if (!status.ok()) (void)session_.Rollback();
   return status;
 }
 
 void PgBackend::RollbackWrite() {
   in_write_ = false;
+  ahead_.End();
   (void)session_.Rollback();
 }
 
 Result<int64_t> PgBackend::RunInt(const Statement& stmt, const std::vector<Param>& params) {
-  FATHOM_ASSIGN_OR_RETURN(Rows rows, Run(stmt, params));
+  FATHOM_RETURN_IF_ERROR(Flush());
+  return RunIntNow(stmt, params);
+}
+
+Result<int64_t> PgBackend::RunIntNow(const Statement& stmt, const std::vector<Param>& params) {
+  FATHOM_ASSIGN_OR_RETURN(Rows rows, RunNow(stmt, params));
   return rows.size() == 0 ? int64_t{0} : rows.Int(0, 0);
 }
 
 Result<std::optional<EntryRow>> PgBackend::OneEntry(const Statement& stmt, const std::vector<Param>& params) {
-  FATHOM_ASSIGN_OR_RETURN(Rows rows, Run(stmt, params));
+  FATHOM_ASSIGN_OR_RETURN(Rows rows, RunNow(stmt, params));
   if (rows.size() == 0) return std::optional<EntryRow>();
   return std::optional<EntryRow>(ReadEntry(rows, 0, 0));
 }
@@ -126,11 +147,18 @@ Result<std::vector<NameRow>> PgBackend::NameRows(const Statement& stmt, const st
   return out;
 }
 
+Status PgBackend::Expect(std::span<const Identity> objects) {
+  if (!in_write_) return Status::Ok();
+  return ahead_.Read(session_, read_ahead_entries_, read_ahead_removals_, objects);
+}
+
 Result<std::optional<EntryRow>> PgBackend::EntryById(EntryId id) {
+  if (auto known = ahead_.EntryById(id)) return *known;
   return OneEntry(entry_by_id_, {Param::Int(id)});
 }
 
 Result<std::optional<EntryRow>> PgBackend::EntryByIdentity(uint64_t dev, uint64_t ino) {
+  if (auto known = ahead_.EntryByIdentity(dev, ino)) return *known;
   return OneEntry(entry_by_identity_, {Param::Int(static_cast<int64_t>(dev)), Param::Int(static_cast<int64_t>(ino))});
 }
 
@@ -139,7 +167,8 @@ Status PgBackend::InsertEntry(const EntryRow& row) {
   AddAttrParams(params, row.attrs, osts_);
   params.push_back(Param::Int(row.seen_ns));
   params.push_back(Param::Int(static_cast<int64_t>(row.generation)));
-  return Run(insert_entry_, params).status();
+  ahead_.HoldEntry(row, params);
+  return ahead_.held_bytes() >= kSendBytes ? Flush() : Status::Ok();
 }
 
 Status PgBackend::UpdateEntry(const EntryRow& row) {
@@ -148,10 +177,14 @@ Status PgBackend::UpdateEntry(const EntryRow& row) {
   params.push_back(Param::Int(row.seen_ns));
   params.push_back(Param::Int(static_cast<int64_t>(row.generation)));
   params.push_back(Param::Int(row.id));
+  FATHOM_RETURN_IF_ERROR(FlushAndForget());
   return Run(update_entry_, params).status();
 }
 
-Status PgBackend::DeleteEntry(EntryId id) { return Run(delete_entry_, {Param::Int(id)}).status(); }
+Status PgBackend::DeleteEntry(EntryId id) {
+  FATHOM_RETURN_IF_ERROR(FlushAndForget());
+  return Run(delete_entry_, {Param::Int(id)}).status();
+}
 
 Result<EntryId> PgBackend::LastEntryId() { return RunInt(last_id_, {}); }
 
@@ -173,6 +206,7 @@ Status PgBackend::SelectEntries(const Selection& sel, const std::function<bool(c
   if (sel.type) add("(mode & 61440) =", *sel.type);
   sql += " ORDER BY id LIMIT " + std::to_string(kPageRows);
   for (;;) {
+    FATHOM_RETURN_IF_ERROR(Flush());
     FATHOM_ASSIGN_OR_RETURN(Rows rows, session_.Query(sql, params, "select entries"));
     for (int i = 0; i < rows.size(); ++i) {
       EntryRow row = ReadEntry(rows, i, 0);
@@ -197,23 +231,27 @@ Status PgBackend::ForEachEntry(const std::function<void(const EntryRow&)>& fn) {
 }
 
 Result<EntryId> PgBackend::NameTarget(EntryId parent, std::string_view name) {
-  return RunInt(name_target_, {Param::Int(parent), Param::Bytes(name)});
+  if (auto known = ahead_.NameTarget(parent, name)) return *known;
+  return RunIntNow(name_target_, {Param::Int(parent), Param::Bytes(name)});
 }
 
 Result<std::vector<NameRow>> PgBackend::NamesOf(EntryId id) { return NameRows(names_of_, {Param::Int(id)}); }
 
 Status PgBackend::InsertName(const NameRow& row) {
-  return Run(insert_name_, {Param::Int(row.parent), Param::Bytes(row.name), Param::Int(row.id),
-                            Param::Int(static_cast<int64_t>(row.generation))})
-      .status();
+  const Param params[] = {Param::Int(row.parent), Param::Bytes(row.name), Param::Int(row.id),
+                          Param::Int(static_cast<int64_t>(row.generation))};
+  ahead_.HoldName(row, params);
+  return ahead_.held_bytes() >= kSendBytes ? Flush() : Status::Ok();
 }
 
 Status PgBackend::DeleteName(EntryId parent, std::string_view name) {
+  FATHOM_RETURN_IF_ERROR(FlushAndForget());
   return Run(delete_name_, {Param::Int(parent), Param::Bytes(name)}).status();
 }
 
 Status PgBackend::RenameName(EntryId parent, std::string_view name, EntryId new_parent,
                              std::string_view new_name) {
+  FATHOM_RETURN_IF_ERROR(FlushAndForget());
   return Run(rename_name_, {Param::Int(new_parent), Param::Bytes(new_name), Param::Int(parent), Param::Bytes(name)})
       .status();
 }

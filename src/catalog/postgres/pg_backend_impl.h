@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "catalog/catalog_backend.h"
+#include "catalog/postgres/pg_write_ahead.h"
 #include "catalog/postgres/session.h"
 
 namespace fathom::catalog::pg {
@@ -27,6 +28,8 @@ class PgBackend final : public CatalogBackend {
   Status BeginWrite() override;
   Status CommitWrite() override;
   void RollbackWrite() override;
+
+  Status Expect(std::span<const Identity> objects) override;
 
   Result<std::optional<EntryRow>> EntryById(EntryId id) override;
   Result<std::optional<EntryRow>> EntryByIdentity(uint64_t dev, uint64_t ino) override;
@@ -52,6 +55,7 @@ class PgBackend final : public CatalogBackend {
 
   Result<Totals> Tree(EntryId dir) override;
   Status AddTree(EntryId dir, const TotalsDelta& delta) override;
+  Status AddTrees(std::span<const std::pair<EntryId, TotalsDelta>> deltas) override;
   Status DeleteTree(EntryId dir) override;
   Status AddAcct(const AcctKey& key, const AcctDelta& delta) override;
   Result<std::vector<AcctRow>> Accounting() override;
@@ -91,21 +95,37 @@ class PgBackend final : public CatalogBackend {
   std::vector<Sql> EntrySql();  // pg_backend.cpp: entries, names, the writers' lock
   std::vector<Sql> TableSql();  // pg_backend_tables.cpp: the other tables
 
+  // Runs a statement once what is held is sent (pg_write_ahead.h: every call but the lookups
+  // it can answer).
   Result<Rows> Run(const Statement& stmt, const std::vector<Param>& params) {
+    FATHOM_RETURN_IF_ERROR(Flush());
+    return RunNow(stmt, params);
+  }
+  // The same without sending what is held: for a lookup that what is held cannot answer.
+  Result<Rows> RunNow(const Statement& stmt, const std::vector<Param>& params) {
     return session_.Run(stmt, std::span<const Param>(params.data(), params.size()));
+  }
+  Status Flush() { return ahead_.holding() ? ahead_.Flush(session_) : Status::Ok(); }
+  // Before a change that may contradict what is known ahead: sends what is held, forgets it.
+  Status FlushAndForget() {
+    FATHOM_RETURN_IF_ERROR(Flush());
+    ahead_.Forget();
+    return Status::Ok();
   }
   // The first column of the first row as an integer; 0 when there is no row.
   Result<int64_t> RunInt(const Statement& stmt, const std::vector<Param>& params);
+  Result<int64_t> RunIntNow(const Statement& stmt, const std::vector<Param>& params);
   Result<std::optional<EntryRow>> OneEntry(const Statement& stmt, const std::vector<Param>& params);
   Result<std::vector<NameRow>> NameRows(const Statement& stmt, const std::vector<Param>& params);
   Result<std::optional<ScanRow>> OneScan(const Statement& stmt, const std::vector<Param>& params);
 
   Session session_;
+  WriteAhead ahead_;
   std::string location_;
   bool read_only_;
   bool in_write_ = false;
   std::string osts_;  // AddAttrParams' OST text, alive until the statement ran
-  Statement lock_;
+  Statement lock_, read_ahead_entries_, read_ahead_removals_;
   Statement entry_by_id_, entry_by_identity_, insert_entry_, update_entry_, delete_entry_;
   Statement last_id_, set_last_id_, entries_after_;
   Statement name_target_, names_of_, insert_name_, delete_name_, rename_name_, set_name_gen_;

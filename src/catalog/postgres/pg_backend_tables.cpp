@@ -18,6 +18,13 @@ std::vector<Type> RemovedTypes() {
   return types;
 }
 
+// add_tree_'s parameters for `dir` and `d`.
+void AddTreeParams(std::vector<Param>& params, EntryId dir, const TotalsDelta& d) {
+  for (int64_t v : {dir, d.files, d.dirs, d.symlinks, d.others, d.size, d.blocks, d.max_mtime_ns}) {
+    params.push_back(Param::Int(v));
+  }
+}
+
 }  // namespace
 
 std::vector<PgBackend::Sql> PgBackend::TableSql() {
@@ -85,9 +92,17 @@ Result<Totals> PgBackend::Tree(EntryId dir) {
 }
 
 Status PgBackend::AddTree(EntryId dir, const TotalsDelta& d) {
-  return Run(add_tree_, {Param::Int(dir), Param::Int(d.files), Param::Int(d.dirs), Param::Int(d.symlinks),
-                         Param::Int(d.others), Param::Int(d.size), Param::Int(d.blocks), Param::Int(d.max_mtime_ns)})
-      .status();
+  std::vector<Param> params;
+  AddTreeParams(params, dir, d);
+  return Run(add_tree_, params).status();
+}
+
+Status PgBackend::AddTrees(std::span<const std::pair<EntryId, TotalsDelta>> deltas) {
+  FATHOM_RETURN_IF_ERROR(Flush());
+  std::vector<Param> params;
+  for (const auto& [dir, delta] : deltas) AddTreeParams(params, dir, delta);
+  if (params.empty()) return Status::Ok();
+  return session_.RunEach(add_tree_, params).status();  // pipelined: a round trip per 1000
 }
 
 Status PgBackend::DeleteTree(EntryId dir) { return Run(delete_tree_, {Param::Int(dir)}).status(); }
@@ -101,6 +116,7 @@ Status PgBackend::AddAcct(const AcctKey& key, const AcctDelta& d) {
 }
 
 Result<std::vector<AcctRow>> PgBackend::Accounting() {
+  FATHOM_RETURN_IF_ERROR(Flush());
   FATHOM_ASSIGN_OR_RETURN(Rows rows, session_.Query("SELECT uid, gid, type, count, size, blocks, b0, b1, b2, b3,"
                                                     " b4, b5, b6, b7, b8, b9 FROM acct ORDER BY uid, gid, type",
                                                     {}, "read the accounting"));
@@ -136,6 +152,7 @@ Status PgBackend::SetMulti(EntryId id, bool several_names) {
 }
 
 Result<std::vector<EntryId>> PgBackend::MultiEntries() {
+  FATHOM_RETURN_IF_ERROR(Flush());
   FATHOM_ASSIGN_OR_RETURN(Rows rows,
                           session_.Query("SELECT id FROM multi ORDER BY id", {}, "read objects with several names"));
   std::vector<EntryId> ids;
@@ -146,6 +163,7 @@ Result<std::vector<EntryId>> PgBackend::MultiEntries() {
 Status PgBackend::ReplaceStatistics(const std::vector<AcctRow>& acct,
                                     const std::vector<std::pair<EntryId, Totals>>& tree,
                                     const std::vector<EntryId>& multi) {
+  FATHOM_RETURN_IF_ERROR(Flush());
   FATHOM_RETURN_IF_ERROR(session_.Exec("DELETE FROM acct; DELETE FROM tree; DELETE FROM multi",
                                        "clear the kept statistics"));
   for (const AcctRow& row : acct) {
@@ -153,12 +171,7 @@ Status PgBackend::ReplaceStatistics(const std::vector<AcctRow>& acct,
   }
   // The totals and the objects with several names in pipelined round trips.
   std::vector<Param> params;
-  for (const auto& [id, totals] : tree) {
-    const TotalsDelta d = FromTotals(totals);
-    for (int64_t v : {id, d.files, d.dirs, d.symlinks, d.others, d.size, d.blocks, d.max_mtime_ns}) {
-      params.push_back(Param::Int(v));
-    }
-  }
+  for (const auto& [id, totals] : tree) AddTreeParams(params, id, FromTotals(totals));
   if (!params.empty()) FATHOM_RETURN_IF_ERROR(session_.RunEach(add_tree_, params).status());
   params.clear();
   for (EntryId id : multi) params.push_back(Param::Int(id));
@@ -173,14 +186,19 @@ Status PgBackend::InsertRemoved(const RemovedEntry& r) {
   params.push_back(Param::Int(static_cast<int64_t>(r.removal.event_id)));
   params.push_back(r.removal.uid ? Param::Int(*r.removal.uid) : Param::Null(Type::kInt));
   params.push_back(Param::Bytes(r.removal.jobid));
+  FATHOM_RETURN_IF_ERROR(FlushAndForget());
   return Run(insert_removed_, params).status();
 }
 
 Result<int64_t> PgBackend::LatestRemoval(uint64_t dev, uint64_t ino) {
-  return RunInt(latest_removal_, {Param::Int(static_cast<int64_t>(dev)), Param::Int(static_cast<int64_t>(ino))});
+  if (auto known = ahead_.LatestRemoval(dev, ino)) return *known;
+  return RunIntNow(latest_removal_, {Param::Int(static_cast<int64_t>(dev)), Param::Int(static_cast<int64_t>(ino))});
 }
 
-Status PgBackend::ExpireRemoved(int64_t before_ns) { return Run(expire_removed_, {Param::Int(before_ns)}).status(); }
+Status PgBackend::ExpireRemoved(int64_t before_ns) {
+  FATHOM_RETURN_IF_ERROR(FlushAndForget());
+  return Run(expire_removed_, {Param::Int(before_ns)}).status();
+}
 
 Status PgBackend::ForEachRemoved(int64_t since_ns, const std::function<bool(const RemovedEntry&)>& fn) {
   int64_t time = std::numeric_limits<int64_t>::max();
@@ -250,6 +268,7 @@ Status PgBackend::MarkScanFinished(uint64_t generation, int64_t finished_ns) {
 }
 
 Result<TableCounts> PgBackend::Counts() {
+  FATHOM_RETURN_IF_ERROR(Flush());
   FATHOM_ASSIGN_OR_RETURN(
       Rows rows,
       session_.Query("SELECT (SELECT count(*) FROM entries), (SELECT count(*) FROM names),"

@@ -18,9 +18,13 @@ class CatalogSink final : public scan::ScanSink {
     generations_[root] = generation;
   }
 
+  // Chunks are held until they hold kExpectEntries entries, then announced to the batch
+  // together (Batch::Expect: one read of them all on PostgreSQL) and written in order.
   void OnChunk(scan::ScanChunk&& chunk) override {
     if (!status_.ok()) return;
-    status_ = Write(chunk);
+    held_entries_ += chunk.entries.size();
+    held_.push_back(std::move(chunk));
+    if (held_entries_ >= kExpectEntries) status_ = WriteHeld();
     if (!status_.ok()) scanner_.Stop();
   }
 
@@ -30,6 +34,7 @@ class CatalogSink final : public scan::ScanSink {
   }
 
   Status Finish() {
+    if (status_.ok()) status_ = WriteHeld();
     if (status_.ok() && batch_) status_ = Commit();
     return status_;
   }
@@ -41,6 +46,24 @@ class CatalogSink final : public scan::ScanSink {
     EntryId id = 0;
     uint64_t generation = 0;
   };
+
+  static constexpr size_t kExpectEntries = 1024;
+
+  Status WriteHeld() {
+    if (held_.empty()) return Status::Ok();
+    if (!batch_) {
+      FATHOM_ASSIGN_OR_RETURN(batch_, catalog_.Begin());
+    }
+    identities_.clear();
+    for (const scan::ScanChunk& chunk : held_) {
+      for (const scan::ScanEntry& e : chunk.entries) identities_.push_back(Identity{e.attrs.dev, e.attrs.ino});
+    }
+    FATHOM_RETURN_IF_ERROR(batch_->Expect(identities_));
+    for (const scan::ScanChunk& chunk : held_) FATHOM_RETURN_IF_ERROR(Write(chunk));
+    held_.clear();
+    held_entries_ = 0;
+    return Status::Ok();
+  }
 
   Status Write(const scan::ScanChunk& chunk) {
     if (!batch_) {
@@ -103,6 +126,9 @@ class CatalogSink final : public scan::ScanSink {
   std::unordered_map<std::string, uint64_t> generations_;
   std::unordered_map<uint64_t, Dir> dirs_;  // scan token -> entry, for directories not done
   std::unique_ptr<Batch> batch_;
+  std::vector<scan::ScanChunk> held_;  // chunks not written yet, in the scanner's order
+  size_t held_entries_ = 0;
+  std::vector<Identity> identities_;   // the held chunks' objects, announced to the batch
   uint64_t pending_ = 0;
   Status status_;
   CatalogScanSummary summary_;
