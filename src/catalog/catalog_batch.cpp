@@ -37,6 +37,20 @@ class CatalogBatch final : public Batch {
     return at.id;
   }
 
+  Result<std::vector<std::string>> PathsOf(uint64_t dev, uint64_t ino) override {
+    FATHOM_RETURN_IF_ERROR(Usable());
+    std::vector<std::string> paths;
+    FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> entry, b_.EntryByIdentity(dev, ino));
+    if (!entry) return paths;
+    FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, b_.NamesOf(entry->id));
+    for (const NameRow& n : names) {
+      FATHOM_ASSIGN_OR_RETURN(std::string path, NamePath(b_, n.parent, n.name));
+      paths.push_back(std::move(path));
+    }
+    std::sort(paths.begin(), paths.end());
+    return paths;
+  }
+
   Result<EntryId> LookupDirectory(std::string_view path) override {
     FATHOM_ASSIGN_OR_RETURN(const EntryId id, Lookup(path));
     if (id == 0 || dir_parent_.contains(id)) return id;
