@@ -286,7 +286,16 @@ class CatalogBatch final : public Batch {
   }
 
   // New attributes for an object: every name's chain and the accounting follow.
-  Status UpdateAttrs(EntryRow& entry, const Attrs& attrs, const Observation& seen) {
+  Status UpdateAttrs(EntryRow& entry, const Attrs& read, const Observation& seen) {
+    // Attributes read without Lustre's view (lstat alone: the follower, the settler) keep the
+    // one a scan gave the object: its FID and placement do not change with its attributes.
+    Attrs kept;
+    const bool keep_lustre = !read.lustre && entry.attrs.lustre;
+    if (keep_lustre) {
+      kept = read;
+      kept.lustre = entry.attrs.lustre;
+    }
+    const Attrs& attrs = keep_lustre ? kept : read;
     if (entry.attrs != attrs) {
       TotalsDelta delta = NameContribution(attrs);
       delta += NameContribution(entry.attrs).Negated();

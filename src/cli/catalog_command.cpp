@@ -117,9 +117,10 @@ int RunFollow(const CatalogCommandArgs& a) {
   auto last = catalog.value()->LastApplied(a.name);
   spdlog::info(
       "catalog: {} events applied (last id {}); {} paths read, {} already gone, {} "
-      "outside the roots, {} subtrees scanned; {} directories settled, {} names corrected",
-      c.events, last.ok() ? last.value() : 0, c.reads, c.gone, c.outside, c.rescans, c.settled,
-      c.corrected);
+      "outside the roots, {} placed by their parent's FID, {} subtrees scanned; {} directories "
+      "settled, {} names corrected",
+      c.events, last.ok() ? last.value() : 0, c.reads, c.gone, c.outside, c.placed, c.rescans,
+      c.settled, c.corrected);
   if (!followed.ok()) return Fail("catalog follow", followed.message(), kExitFailure);
   return kExitOk;
 }
