@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "catalog/catalog_path.h"
 #include "catalog/follow/directory_settler.h"
 #include "catalog/follow/live_attrs.h"
 #include "lustre/fid.h"
@@ -277,8 +278,7 @@ Result<const Event*> EventApplier::Place(Batch& batch, const Event& raw, std::op
   FATHOM_ASSIGN_OR_RETURN(const EntryId dir, batch.LookupDirectory(dirs.front()));
   if (dir == 0) return &raw;
   placed = raw;
-  placed->path = dirs.front() == "/" ? "/" + std::string(BaseName(raw.path))
-                                     : dirs.front() + "/" + std::string(BaseName(raw.path));
+  placed->path = JoinPath(dirs.front(), BaseName(raw.path));
   ++counters_.placed;
   return &*placed;
 }
