@@ -83,6 +83,10 @@ TEST_F(CatalogLustreScanTest, EveryObjectHasTheFidAndMdtLfsPrints) {
   for (uint32_t mdt = 0; mdt < 4; ++mdt) {
     EXPECT_NE(std::find(mdts_seen.begin(), mdts_seen.end(), mdt), mdts_seen.end()) << "MDT" << mdt;
   }
+  // The mount and the catalog agree, and .lustre (not listed) was not scanned.
+  RunResult verify = fathom::testing::Run({FathomBinary(), "catalog", "verify", "--catalog", catalog_, m});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+  EXPECT_FALSE(cat.Stat(m + "/.lustre").value().has_value());
 }
 
 TEST_F(CatalogLustreScanTest, ALustreLibraryThatCannotBeLoadedIsAnError) {
