@@ -218,6 +218,9 @@ class Batch {
   virtual Result<EntryId> Lookup(std::string_view path) = 0;
   // The same for a directory: 0 also when the catalog holds something else at `path`.
   virtual Result<EntryId> LookupDirectory(std::string_view path) = 0;
+  // Every path of the object (dev, ino) the catalog holds, sorted; none when it holds no
+  // such object.
+  virtual Result<std::vector<std::string>> PathsOf(uint64_t dev, uint64_t ino) = 0;
   // Adds (or updates) a root: an absolute path whose parent the catalog does not hold.
   virtual Result<EntryId> PutRoot(std::string_view path, const Attrs& attrs,
                                   const Observation& seen) = 0;

@@ -37,6 +37,20 @@ class CatalogBatch final : public Batch {
     return at.id;
   }
 
+  Result<std::vector<std::string>> PathsOf(uint64_t dev, uint64_t ino) override {
+    FATHOM_RETURN_IF_ERROR(Usable());
+    std::vector<std::string> paths;
+    FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> entry, b_.EntryByIdentity(dev, ino));
+    if (!entry) return paths;
+    FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, b_.NamesOf(entry->id));
+    for (const NameRow& n : names) {
+      FATHOM_ASSIGN_OR_RETURN(std::string path, NamePath(b_, n.parent, n.name));
+      paths.push_back(std::move(path));
+    }
+    std::sort(paths.begin(), paths.end());
+    return paths;
+  }
+
   Result<EntryId> LookupDirectory(std::string_view path) override {
     FATHOM_ASSIGN_OR_RETURN(const EntryId id, Lookup(path));
     if (id == 0 || dir_parent_.contains(id)) return id;
@@ -277,7 +291,16 @@ class CatalogBatch final : public Batch {
   }
 
   // New attributes for an object: every name's chain and the accounting follow.
-  Status UpdateAttrs(EntryRow& entry, const Attrs& attrs, const Observation& seen) {
+  Status UpdateAttrs(EntryRow& entry, const Attrs& read, const Observation& seen) {
+    // Attributes read without Lustre's view (lstat alone: the follower, the settler) keep the
+    // one a scan gave the object: its FID and placement do not change with its attributes.
+    Attrs kept;
+    const bool keep_lustre = !read.lustre && entry.attrs.lustre;
+    if (keep_lustre) {
+      kept = read;
+      kept.lustre = entry.attrs.lustre;
+    }
+    const Attrs& attrs = keep_lustre ? kept : read;
     if (entry.attrs != attrs) {
       TotalsDelta delta = NameContribution(attrs);
       delta += NameContribution(entry.attrs).Negated();

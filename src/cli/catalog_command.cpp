@@ -131,8 +131,9 @@ int RunFollow(const CatalogCommandArgs& a) {
   const uint64_t last = std::max(since.value(), applier.last_applied());
   spdlog::info(
       "catalog: {} events applied (last id {}); {} paths read, {} already gone, {} "
-      "outside the roots, {} subtrees scanned; {} directories settled, {} names corrected",
-      c.events, last, c.reads, c.gone, c.outside, c.rescans, c.settled, c.corrected);
+      "outside the roots, {} placed by their parent's FID, {} subtrees scanned; {} directories "
+      "settled, {} names corrected",
+      c.events, last, c.reads, c.gone, c.outside, c.placed, c.rescans, c.settled, c.corrected);
   if (!followed.ok()) return Fail("catalog follow", StoppedMessage(followed, last), kExitFailure);
   return kExitOk;
 }

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/signal_waiter.h"
+#include "sources/lustre/lustre_scan_info.h"
 
 namespace fathom::cli {
 namespace {
@@ -26,6 +28,7 @@ struct ScanArgs {
   bool resume = false;
   bool cross_mounts = false;
   bool quiet = false;
+  std::string lustre_library;  // "" : the system's liblustreapi, when there is one
 };
 
 constexpr int kMaxProblemsLogged = 20;
@@ -42,6 +45,17 @@ int RunScan(const ScanArgs& args) {
   }
   auto catalog = OpenCatalog(args.catalog, /*read_only=*/false);
   if (!catalog.ok()) return Fail("scan", catalog.status().message(), kExitFailure);
+  // Lustre's columns (FID, MDT) for the trees on a Lustre file system, when liblustreapi is
+  // there (the one asked for must be).
+  std::shared_ptr<lustre_source::LustreLibrary> lustre;
+  if (auto loaded = lustre_source::LustreLibrary::Load(args.lustre_library); loaded.ok()) {
+    lustre = std::move(loaded).value();
+  } else if (!args.lustre_library.empty()) {
+    return Fail("scan", loaded.status().message(), kExitFailure);
+  }
+  const bool on_lustre =
+      lustre && std::any_of(roots.begin(), roots.end(),
+                            [&](const std::string& root) { return lustre_source::OnLustre(*lustre, root); });
 
   std::atomic<bool> stop{false};
   SignalWaiter signals([&](int) { stop = true; });
@@ -50,6 +64,11 @@ int RunScan(const ScanArgs& args) {
   catalog::CatalogScanOptions options;
   options.scan.threads = args.threads;
   options.scan.cross_devices = args.cross_mounts;
+  if (on_lustre) {
+    options.scan.describe = [lustre](int dirfd, const std::string& path, catalog::Attrs& attrs) {
+      lustre_source::DescribeLustreObject(*lustre, dirfd, path, attrs);
+    };
+  }
   options.resume = args.resume;
   catalog::CatalogScanCallbacks callbacks;
   if (terminal) {
@@ -117,6 +136,10 @@ CommandRunner AddScanCommand(CLI::App& app) {
   cmd->add_flag("--cross-mounts", args->cross_mounts,
                 "Also scan the file systems mounted below the given directories");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress line and no summary");
+  cmd->add_option("--lustre-library", args->lustre_library,
+                  "liblustreapi to read the FID and MDT of objects on Lustre with (default: the "
+                  "system's liblustreapi.so.1, when there is one)")
+      ->type_name("PATH");
   return [args] { return RunScan(*args); };
 }
 

@@ -32,6 +32,14 @@ struct Fid {
 inline constexpr Fid kRootFid{0x200000007, 0x1, 0x0};
 
 std::string FormatFid(const Fid& fid);  // "[0x200000007:0x1:0x0]"
+
+// The inode number a 64-bit Lustre client shows for a FID (fid_flatten in lustre_fid.h):
+// the sequence shifted up 24 bits, plus its high bits folded in, plus the object id.
+inline uint64_t FlattenFid(const Fid& fid) {
+  const uint64_t seq = fid.seq;
+  const uint64_t ino = (seq << 24) + ((seq >> 24) & 0xffffff0000ULL) + fid.oid;
+  return ino != 0 ? ino : fid.oid;
+}
 // The longest FormatFid text: "[0x" + 16 + ":0x" + 8 + ":0x" + 8 + "]".
 inline constexpr size_t kMaxFidText = 42;
 // Writes FormatFid's text to `out`, which has room for kMaxFidText chars; returns the end.

@@ -106,6 +106,44 @@ TEST_F(CatalogTest, StatReturnsEveryAttributePut) {
   EXPECT_FALSE(catalog_->Stat("relative/path").ok());
 }
 
+TEST_F(CatalogTest, AttributesReadWithoutLustresViewKeepTheObjectsKeptOne) {
+  Attrs scanned = FileAttrs(7, 100, 1001, 1, T(5));
+  scanned.lustre = LustreInfo{"[0x200000400:0x1:0x0]", 2, 0, 0, "", {}};
+  Attrs written = FileAttrs(7, 4096, 1001, 1, T(6));  // lstat alone: no Lustre view
+  Attrs moved_mdt = written;
+  moved_mdt.lustre = LustreInfo{"[0x200000400:0x1:0x0]", 3, 0, 0, "", {}};
+  {
+    auto b = Begin();
+    EntryId r = FATHOM_TEST_VALUE(b->PutRoot("/mnt/fs", DirAttrs(1), At(T(1))));
+    FATHOM_TEST_VALUE(b->Put(r, "f", scanned, At(T(1))));
+    FATHOM_TEST_VALUE(b->Put(r, "f", written, At(T(2))));
+    ASSERT_TRUE(b->Commit().ok());
+  }
+  Attrs expected = written;
+  expected.lustre = scanned.lustre;
+  EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->Stat("/mnt/fs/f"))->attrs, expected);
+  {
+    auto b = Begin();
+    FATHOM_TEST_VALUE(b->Put(Id("/mnt/fs"), "f", moved_mdt, At(T(3))));  // a view given replaces it
+    ASSERT_TRUE(b->Commit().ok());
+  }
+  EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->Stat("/mnt/fs/f"))->attrs, moved_mdt);
+}
+
+TEST_F(CatalogTest, PathsOfAnObjectAreEveryNameItHasInTheBatch) {
+  auto b = Begin();
+  EntryId r = FATHOM_TEST_VALUE(b->PutRoot("/r", DirAttrs(1), At(T(1))));
+  EntryId d = FATHOM_TEST_VALUE(b->Put(r, "d", DirAttrs(2), At(T(1))));
+  Attrs file = FileAttrs(3, 10, 1000, 1, T(1));
+  file.nlink = 2;
+  FATHOM_TEST_VALUE(b->Put(d, "f", file, At(T(1))));
+  FATHOM_TEST_VALUE(b->Put(r, "g", file, At(T(1))));
+  EXPECT_EQ(FATHOM_TEST_VALUE(b->PathsOf(file.dev, 3)), (std::vector<std::string>{"/r/d/f", "/r/g"}));
+  EXPECT_EQ(FATHOM_TEST_VALUE(b->PathsOf(file.dev, 2)), std::vector<std::string>{"/r/d"});
+  EXPECT_EQ(FATHOM_TEST_VALUE(b->PathsOf(file.dev, 99)), std::vector<std::string>{});
+  EXPECT_EQ(FATHOM_TEST_VALUE(b->PathsOf(file.dev + 1, 3)), std::vector<std::string>{});
+}
+
 TEST_F(CatalogTest, RenamedPopulatedDirectoryKeepsDescendantPathsAndMovesItsTotals) {
   auto b = Begin();
   PutSmallTree(*b);

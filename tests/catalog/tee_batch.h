@@ -24,6 +24,15 @@ class TeeBatch final : public catalog::Batch {
   Result<catalog::EntryId> LookupDirectory(std::string_view path) override {
     return Same(tested_->LookupDirectory(path), reference_->LookupDirectory(path), "LookupDirectory");
   }
+  Result<std::vector<std::string>> PathsOf(uint64_t dev, uint64_t ino) override {
+    auto tested = tested_->PathsOf(dev, ino);
+    auto reference = reference_->PathsOf(dev, ino);
+    EXPECT_EQ(tested.ok(), reference.ok()) << "PathsOf";
+    if (tested.ok() && reference.ok()) {
+      EXPECT_EQ(tested.value(), reference.value()) << "PathsOf";
+    }
+    return tested;
+  }
   Result<catalog::EntryId> PutRoot(std::string_view path, const catalog::Attrs& attrs,
                                    const catalog::Observation& seen) override {
     return Same(tested_->PutRoot(path, attrs, seen), reference_->PutRoot(path, attrs, seen), "PutRoot");

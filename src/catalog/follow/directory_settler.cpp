@@ -27,6 +27,15 @@ bool SameObject(const Attrs& a, const Attrs& b) {
   return a.dev == b.dev && a.ino == b.ino && (a.mode & S_IFMT) == (b.mode & S_IFMT);
 }
 
+// Whether `held` says what `live` says: a listing's lstat has no Lustre view, and the one
+// the catalog keeps stays (Batch::Put keeps it).
+bool SameAsRead(const Attrs& held, const Attrs& live) {
+  if (live.lustre || !held.lustre) return held == live;
+  Attrs without = held;
+  without.lustre.reset();
+  return without == live;
+}
+
 // The names in a live directory; nullopt when it cannot be listed (gone, or not readable:
 // the catalog keeps what it holds there).
 std::optional<std::vector<std::string>> LiveNames(const std::string& path) {
@@ -113,7 +122,7 @@ Status DirectorySettler::SettleListing(const std::string& path, const Node& dir,
     present.insert(name);
     const auto it = held.find(name);
     const bool same = it != held.end() && SameObject(it->second, *attrs);
-    if (same && it->second == *attrs) continue;
+    if (same && SameAsRead(it->second, *attrs)) continue;
     ++corrected_;
     if (S_ISDIR(attrs->mode) && !same) {
       // A directory the catalog did not hold here: what lies below it is unknown.

@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <utility>
 
+#include "catalog/catalog_path.h"
 #include "catalog/follow/directory_settler.h"
 #include "catalog/follow/live_attrs.h"
+#include "lustre/fid.h"
 
 namespace fathom::catalog {
 namespace {
@@ -226,10 +229,12 @@ Status EventApplier::ApplyStretch(std::span<const Event> events, uint64_t throug
 }
 
 Status EventApplier::ApplyEvent(Batch& batch, std::span<const Event> events, size_t& i) {
-  const Event& e = events[i];
   // PARENT_REMOVED: the object went with a directory whose own removal (or replacement) the
   // stream holds after it, and that removes everything below the directory.
-  if (e.mask & (kind::kOverflow | kind::kParentRemoved)) return Status::Ok();
+  if (events[i].mask & (kind::kOverflow | kind::kParentRemoved)) return Status::Ok();
+  std::optional<Event> placed;
+  FATHOM_ASSIGN_OR_RETURN(const Event* placed_event, Place(batch, events[i], placed));
+  const Event& e = *placed_event;
   if (!UnderRoot(e.path)) {
     ++counters_.outside;
     if (i + 1 < events.size() && IsRenamePair(e, events[i + 1])) {
@@ -245,15 +250,42 @@ Status EventApplier::ApplyEvent(Batch& batch, std::span<const Event> events, siz
   if (e.mask & kind::kMovedFrom) {
     if (i + 1 < events.size() && IsRenamePair(e, events[i + 1])) {
       ++i;
-      return ApplyRename(batch, e, events[i]);
+      std::optional<Event> placed_to;
+      FATHOM_ASSIGN_OR_RETURN(const Event* to, Place(batch, events[i], placed_to));
+      return ApplyRename(batch, e, *to);
     }
     return ApplyRemove(batch, e);  // moved out of the roots
   }
   if (e.mask & kRemoveKinds) return ApplyRemove(batch, e);
   if (e.mask & kind::kMovedTo) FATHOM_RETURN_IF_ERROR(RemoveName(batch, e));  // replaced
-  if (e.mask & kRefreshKinds) marked_.Add(e.path);
+  if (e.mask & kRefreshKinds) marked_.Add(e.path, ObjectPathOf(e));
   if (e.mask & (kind::kCreate | kind::kMovedTo)) MarkParent(e.path);
   return Status::Ok();
+}
+
+Result<const Event*> EventApplier::Place(Batch& batch, const Event& raw, std::optional<Event>& placed) {
+  constexpr uint32_t kNamespaceKinds = kind::kCreate | kind::kDelete | kind::kMovedFrom | kind::kMovedTo;
+  if (!(raw.mask & kNamespaceKinds) || !UnderRoot(raw.path)) return &raw;
+  if (std::find(roots_.begin(), roots_.end(), raw.path) != roots_.end()) return &raw;
+  const LustreIds ids = LustreIdsOf(raw);
+  if (!ids.pfid) return &raw;
+  const auto identity = lustre_.Identity(raw.root, *ids.pfid);
+  if (!identity) return &raw;
+  FATHOM_ASSIGN_OR_RETURN(const std::vector<std::string> dirs, batch.PathsOf(identity->first, identity->second));
+  // A directory has one name; the catalog not holding it (or holding the FID's inode number
+  // as something else) leaves the event where the collector placed it.
+  if (dirs.size() != 1 || dirs.front() == DirName(raw.path) || !UnderRoot(dirs.front())) return &raw;
+  FATHOM_ASSIGN_OR_RETURN(const EntryId dir, batch.LookupDirectory(dirs.front()));
+  if (dir == 0) return &raw;
+  placed = raw;
+  placed->path = JoinPath(dirs.front(), BaseName(raw.path));
+  ++counters_.placed;
+  return &*placed;
+}
+
+std::string EventApplier::ObjectPathOf(const Event& e) {
+  const LustreIds ids = LustreIdsOf(e);
+  return ids.fid ? lustre_.ObjectPath(e.root, *ids.fid) : std::string();
 }
 
 void EventApplier::MarkParent(std::string_view path) {
@@ -268,7 +300,7 @@ void EventApplier::MarkParent(std::string_view path) {
 Status EventApplier::ApplyRename(Batch& batch, const Event& from, const Event& to) {
   if (!UnderRoot(to.path)) return ApplyRemove(batch, from);
   marked_.Move(from.path, to.path);
-  marked_.Add(to.path);  // its ctime changed; and it is put there if the catalog lacked it
+  marked_.Add(to.path, ObjectPathOf(to));  // its ctime changed; and it is put there if the catalog lacked it
   pending_.Move(from.path, to.path);  // what could not be put yet went along
   unsettled_.Move(from.path, to.path);
   MarkParent(from.path);
@@ -304,18 +336,20 @@ Status EventApplier::RemoveName(Batch& batch, const Event& e) {
 
 Status EventApplier::RefreshMarked(Batch& batch) {
   // What could not be put before is tried again: the events applied since may have made room.
-  for (const std::string& path : pending_.Paths()) marked_.Add(path);
+  for (const DirtyPath& entry : pending_.Entries()) marked_.Add(entry.path, entry.object);
   pending_ = DirtyPaths();
-  for (const std::string& path : marked_.Take()) {
+  for (const DirtyPath& entry : marked_.TakeEntries()) {
+    const std::string& path = entry.path;
     ++counters_.reads;
     // What is read is the present: the directory is compared once the stream is done.
     NoteUnsettled(DirName(path));
     FATHOM_ASSIGN_OR_RETURN(std::optional<Attrs> attrs, ReadLiveAttrs(path));
+    if (!entry.object.empty()) FATHOM_RETURN_IF_ERROR(RefreshObject(batch, entry, attrs));
     if (!attrs) {
       // Gone since: removed (its DELETE follows in the stream, and drops it) or renamed away,
       // maybe with a directory above it, whose rename carries it along.
       ++counters_.gone;
-      pending_.Add(path);
+      pending_.Add(path, entry.object);
       continue;
     }
     const Observation seen = AsOfStream();
@@ -330,9 +364,31 @@ Status EventApplier::RefreshMarked(Batch& batch) {
     }
     // Not put: another object holds the name, or holds this one elsewhere, until events
     // still to come move them.
-    if (put == 0) pending_.Add(path);
+    if (put == 0) pending_.Add(path, entry.object);
   }
   return Status::Ok();
+}
+
+Status EventApplier::RefreshObject(Batch& batch, const DirtyPath& entry, const std::optional<Attrs>& at_path) {
+  // A Lustre client shows a FID as its inode number: the path still leads to the object.
+  const auto fid = lustre::ParseFid(BaseName(entry.object));
+  if (at_path && fid.ok() && at_path->ino == lustre::FlattenFid(fid.value())) return Status::Ok();
+  // Unreadable through its FID (.lustre/fid is for root only on some clients): what the path
+  // gave stands. Gone: its removal is in the stream.
+  Result<std::optional<Attrs>> read = ReadLiveAttrs(entry.object);
+  if (!read.ok() || !read->has_value()) return Status::Ok();
+  ++counters_.reads;
+  const Attrs& attrs = **read;
+  FATHOM_ASSIGN_OR_RETURN(const std::vector<std::string> held, batch.PathsOf(attrs.dev, attrs.ino));
+  if (held.empty() || held.front() == entry.path) return Status::Ok();
+  // Updated under the name the catalog holds it by (one name updates the object).
+  const std::string& name = held.front();
+  if (std::find(roots_.begin(), roots_.end(), name) != roots_.end()) {
+    return batch.PutRoot(name, attrs, AsOfStream()).status();
+  }
+  FATHOM_ASSIGN_OR_RETURN(const EntryId parent, batch.LookupDirectory(DirName(name)));
+  if (parent == 0) return Status::Ok();
+  return batch.Put(parent, BaseName(name), attrs, AsOfStream()).status();
 }
 
 // A path read now is put as of the stream's point the catalog has reached (the newest event

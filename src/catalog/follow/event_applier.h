@@ -30,6 +30,13 @@
 // PARENT_REMOVED changes nothing: the object went with its directory, whose removal the
 // stream holds after it.
 //
+// Lustre events name their objects by FID too (LustreObjects): a namespace event is applied
+// in the directory its parent FID names where the catalog holds that directory (as of the
+// stream's point), not where the collector placed it (a rename logged on another MDT may be
+// stored after the records it already placed at the new path, or before those it placed at
+// the old one); and an object whose path no longer leads to it when read (renamed since, on
+// another MDT) is read through MOUNT/.lustre/fid/[FID] and updated where the catalog holds it.
+//
 // Paths outside every root of the catalog are ignored, except that an event's root (the
 // directory a source watches) becomes a root of the catalog when it lies under none: it is
 // scanned, like an OVERFLOW's subtree, so the catalog holds what was there before.
@@ -46,6 +53,7 @@
 #include <vector>
 
 #include "catalog/follow/dirty_paths.h"
+#include "catalog/follow/lustre_objects.h"
 #include "fathom/catalog.h"
 #include "fathom/event.h"
 #include "fathom/status.h"
@@ -60,6 +68,7 @@ struct ApplyCounters {
   uint64_t rescans = 0;         // subtrees scanned (OVERFLOW, a new root, a settled directory)
   uint64_t settled = 0;         // directories compared with the live ones by Settle()
   uint64_t corrected = 0;       // names Settle() found wrong and corrected
+  uint64_t placed = 0;          // Lustre events applied in their parent FID's directory
 };
 
 class EventApplier {
@@ -102,6 +111,15 @@ class EventApplier {
   Status ApplyAll(std::span<const Event> events);
   Status ApplyStretch(std::span<const Event> events, uint64_t through);
   Status ApplyEvent(Batch& batch, std::span<const Event> events, size_t& i);
+  // `raw`, or (in `placed`) a copy of it in the directory its parent FID names in the
+  // catalog, when that is elsewhere (Lustre namespace events).
+  Result<const Event*> Place(Batch& batch, const Event& raw, std::optional<Event>& placed);
+  // MOUNT/.lustre/fid/[FID] of the event's object; "" when it has none.
+  std::string ObjectPathOf(const Event& e);
+  // After `entry.path` was read (`at_path`, nullopt when gone): when it no longer leads to
+  // the entry's object, the object is read through its object path and updated where the
+  // catalog holds it.
+  Status RefreshObject(Batch& batch, const DirtyPath& entry, const std::optional<Attrs>& at_path);
   Status ApplyRename(Batch& batch, const Event& from, const Event& to);
   Status ApplyRemove(Batch& batch, const Event& e);
   // Removes the catalog's name at e.path (nothing else), as e says.
@@ -120,6 +138,7 @@ class EventApplier {
   Observation AsOfStream() const;
 
   Catalog& catalog_;
+  LustreObjects lustre_;
   std::string stream_;
   Rescan rescan_;
   std::vector<std::string> roots_;

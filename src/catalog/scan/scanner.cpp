@@ -82,7 +82,8 @@ class Scanner::Worker {
       Abandon(work, ENOENT);  // replaced by another directory since it was listed
       return;
     }
-    const catalog::Attrs dir_attrs = catalog::AttrsFromStat(st);
+    catalog::Attrs dir_attrs = catalog::AttrsFromStat(st);
+    if (s_.options_.describe) s_.options_.describe(fd.get(), work.path, dir_attrs);
     DirReader reader(fd.get());
     std::vector<std::string> names;
     std::vector<DirWork> children;
@@ -123,6 +124,7 @@ class Scanner::Worker {
           }
           continue;
         }
+        if (s_.options_.describe) s_.options_.describe(fd.get(), Join(work.path, name), entry.attrs);
         bytes += static_cast<uint64_t>(entry.attrs.size);
         if (S_ISDIR(entry.attrs.mode) &&
             (s_.options_.cross_devices || entry.attrs.dev == work.root_dev)) {

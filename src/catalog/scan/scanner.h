@@ -32,6 +32,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -51,6 +52,11 @@ struct ScanOptions {
   size_t queued_chunks = 0;           // chunks waiting for the sink; 0: 4 per worker
   size_t pending_directories = 4096;  // directories queued for any worker
   size_t max_depth_per_worker = 16;   // levels a worker descends by itself
+  // Called by the workers for every entry read and every directory's own attributes, with
+  // a descriptor on the directory holding it (on the directory itself for its own) and its
+  // absolute path: adds what lstat does not say (Lustre's view of the object). Must be
+  // thread-safe; leaves `attrs` as they are when it has nothing to add.
+  std::function<void(int dirfd, const std::string& path, catalog::Attrs& attrs)> describe = nullptr;
 };
 
 // A snapshot of the counters, for a progress line.

@@ -104,4 +104,17 @@ int Path2Fid(const char* path, lu_fid* fid) {
   return 0;
 }
 
+int MdtIndexByFid(int fd, const lu_fid* fid, int* mdt_index) {
+  if (fid == nullptr || mdt_index == nullptr) return -EINVAL;
+  std::error_code ec;
+  const std::filesystem::path open_at = std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(fd), ec);
+  if (ec) return -EBADF;
+  Result<FileSystemHandle> found = LookupFileSystem(open_at.lexically_normal().string());
+  if (!found.ok()) return -ENODEV;
+  Result<Entry> entry = found->state->Get(lustre::FromAbi(*fid));
+  if (!entry.ok()) return -StatusErrno(entry.status());
+  *mdt_index = entry->mdt;
+  return 0;
+}
+
 }  // namespace fathom::lustre_sim

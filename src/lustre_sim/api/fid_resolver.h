@@ -22,5 +22,9 @@ int Path2Fid(const char* path, lu_fid* fid);
 // at or under, into `fsname` (LUSTRE_MAXFSNAME + 1 bytes); -ENOENT for a missing path,
 // -ENODEV for one on no emulated Lustre mount.
 int SearchFsname(const char* path, char* fsname);
+// llapi_get_mdt_index_by_fid: the MDT index of `fid` on the file system descriptor `fd` is
+// open on (any file or directory of it), into `*mdt_index`; -EBADF for a bad descriptor,
+// -ENODEV for one on no emulated mount, -ENOENT for a FID that names no object.
+int MdtIndexByFid(int fd, const lu_fid* fid, int* mdt_index);
 
 }  // namespace fathom::lustre_sim

@@ -118,6 +118,11 @@ __attribute__((visibility("default"))) int llapi_path2fid(const char* path, stru
   return fathom::lustre_sim::Path2Fid(path, fid);
 }
 
+__attribute__((visibility("default"))) int llapi_get_mdt_index_by_fid(int fd, const struct lu_fid* fid,
+                                                                      int* mdt_index) {
+  return fathom::lustre_sim::MdtIndexByFid(fd, fid, mdt_index);
+}
+
 __attribute__((visibility("default"))) int llapi_search_fsname(const char* pathname, char* fsname) {
   return fathom::lustre_sim::SearchFsname(pathname, fsname);
 }

@@ -41,6 +41,15 @@ std::shared_ptr<Node> NodeTable::Insert(std::unique_ptr<Node> node) {
   return shared;
 }
 
+std::shared_ptr<Node> NodeTable::InsertAlias(std::unique_ptr<Node> node) {
+  std::lock_guard lock(mu_);
+  node->id = next_id_++;
+  node->nlookup = 1;
+  std::shared_ptr<Node> shared(std::move(node));
+  by_id_[shared->id] = shared;
+  return shared;
+}
+
 void NodeTable::Forget(uint64_t id, uint64_t nlookup) {
   std::lock_guard lock(mu_);
   if (id == 1) return;

@@ -42,6 +42,10 @@ class NodeTable {
   // Adds a node made by the caller (fd, fid, dev, ino, type set) with one lookup, unless
   // another thread added the same backing object first: then that one gets the lookup.
   std::shared_ptr<Node> Insert(std::unique_ptr<Node> node);
+  // Adds a node of its own for an object the kernel may know under another node too (a
+  // directory reached through MOUNT/.lustre/fid/, which must not alias its own dentry):
+  // found by id only, never by its backing object.
+  std::shared_ptr<Node> InsertAlias(std::unique_ptr<Node> node);
   void Forget(uint64_t id, uint64_t nlookup);
   size_t size();
 

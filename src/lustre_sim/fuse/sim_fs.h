@@ -109,6 +109,16 @@ class SimFs {
   // it opened, before writing through the other) logs nothing.
   void LogClose(OpenFile& file);
 
+  // MOUNT/.lustre and MOUNT/.lustre/fid (sim_fs_dot_lustre.cpp): answers a lookup in the
+  // root, in .lustre or in .lustre/fid, or a getattr of .lustre or .lustre/fid; false when
+  // the request is about something else (not answered).
+  bool LookupDotLustre(fuse_req_t req, fuse_ino_t parent, const char* name);
+  bool GetattrDotLustre(fuse_req_t req, fuse_ino_t ino);
+  // Whether `ino` is .lustre or .lustre/fid (nothing to list, no extended attributes).
+  static bool IsDotLustre(fuse_ino_t ino);
+  // The object `fid` names, as a node of its own; an errno when there is none.
+  int LookupByFid(const char* name, fuse_entry_param* e);
+
   Caller CallerOf(fuse_req_t req);
   std::string JobidVar();
   // Stats a node's backing object; fills st_ino with the flattened FID.

@@ -142,6 +142,7 @@ int SimFs::EntryAfterCreate(const std::shared_ptr<Node>& parent, const char* nam
 }
 
 void SimFs::Lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  if (LookupDotLustre(req, parent, name)) return;
   auto dir = nodes_.Find(parent);
   if (dir == nullptr) {
     fuse_reply_err(req, ESTALE);
@@ -165,6 +166,7 @@ void SimFs::Lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
 void SimFs::Forget(fuse_ino_t ino, uint64_t nlookup) { nodes_.Forget(ino, nlookup); }
 
 void SimFs::Getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
+  if (GetattrDotLustre(req, ino)) return;
   auto node = nodes_.Find(ino);
   if (node == nullptr) {
     fuse_reply_err(req, ESTALE);
@@ -211,6 +213,10 @@ void SimFs::Statfs(fuse_req_t req) {
 }
 
 void SimFs::Opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  if (IsDotLustre(ino)) {
+    fuse_reply_err(req, EPERM);
+    return;
+  }
   auto node = nodes_.Find(ino);
   if (node == nullptr) {
     fuse_reply_err(req, ESTALE);

@@ -82,6 +82,10 @@ void ReplyXattr(fuse_req_t req, ssize_t n, size_t size, const std::string& buf) 
 }  // namespace
 
 void SimFs::Getxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
+  if (IsDotLustre(ino)) {
+    fuse_reply_err(req, ENODATA);
+    return;
+  }
   auto node = BackingXattrNode(req, ino, name);
   if (node == nullptr) return;
   std::string buf(size, '\0');
@@ -92,16 +96,16 @@ void SimFs::Getxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t si
 
 void SimFs::Listxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
   auto node = nodes_.Find(ino);
-  if (node == nullptr) {
-    fuse_reply_err(req, ESTALE);
-    return;
-  }
-  if (S_ISLNK(node->type)) {
+  if (IsDotLustre(ino) || (node != nullptr && S_ISLNK(node->type))) {
     if (size == 0) {
       fuse_reply_xattr(req, 0);
     } else {
       fuse_reply_buf(req, nullptr, 0);
     }
+    return;
+  }
+  if (node == nullptr) {
+    fuse_reply_err(req, ESTALE);
     return;
   }
   std::string buf(size, '\0');

@@ -65,6 +65,8 @@ Status LustreLibrary::Bind() {
   bind(path2fid, "llapi_path2fid");
   bind(search_fsname, "llapi_search_fsname");
   get_obd_count = reinterpret_cast<decltype(get_obd_count)>(dlsym(handle_, "llapi_get_obd_count"));
+  get_mdt_index_by_fid =
+      reinterpret_cast<decltype(get_mdt_index_by_fid)>(dlsym(handle_, "llapi_get_mdt_index_by_fid"));
   if (!missing.empty()) {
     return Status::Error(name_ + " lacks " + missing +
                          ": it is not a liblustreapi with Lustre's changelog API; pass "
@@ -110,6 +112,15 @@ Result<int> LustreLibrary::MdtCount(const std::string& mount) const {
   const int rc = get_obd_count(mnt.data(), &count, 1);
   if (rc < 0) return ErrnoStatus(rc, "llapi_get_obd_count " + mount);
   return count;
+}
+
+Result<int> LustreLibrary::MdtIndex(int fd, const lustre::Fid& fid) const {
+  if (get_mdt_index_by_fid == nullptr) return Status::Error(name_ + " lacks llapi_get_mdt_index_by_fid");
+  const lu_fid abi = lustre::ToAbi(fid);
+  int mdt = 0;
+  const int rc = get_mdt_index_by_fid(fd, &abi, &mdt);
+  if (rc < 0) return ErrnoStatus(rc, "llapi_get_mdt_index_by_fid " + lustre::FormatFid(fid));
+  return mdt;
 }
 
 Status LustreLibrary::Clear(const std::string& device, const std::string& user,

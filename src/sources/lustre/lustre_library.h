@@ -44,6 +44,10 @@ class LustreLibrary {
   // llapi_get_obd_count(is_mdt = 1): how many MDTs the file system mounted at `mount` has; an
   // error when the library lacks the call (it is optional) or it fails.
   Result<int> MdtCount(const std::string& mount) const;
+  // llapi_get_mdt_index_by_fid: the MDT holding `fid`, asked through `fd` (any descriptor
+  // on the file system); an error when the library lacks the call (it is optional) or it
+  // fails.
+  Result<int> MdtIndex(int fd, const lustre::Fid& fid) const;
 
   llapi_changelog_start_fn changelog_start = nullptr;
   llapi_changelog_fini_fn changelog_fini = nullptr;
@@ -57,6 +61,7 @@ class LustreLibrary {
   llapi_search_fsname_fn search_fsname = nullptr;
   // Optional: nullptr when the library lacks it.
   int (*get_obd_count)(char* mnt, int* count, int is_mdt) = nullptr;
+  int (*get_mdt_index_by_fid)(int fd, const lu_fid* fid, int* mdt_index) = nullptr;
   // llapi_changelog_in_buf(priv): 1 when records read from the device are still buffered.
   int (*changelog_in_buf)(void* priv) = nullptr;
 

@@ -34,6 +34,25 @@ TEST(DirtyPaths, PathsBelowARenamedDirectoryFollowIt) {
   EXPECT_EQ(d.Take(), (Paths{"/r/a-b", "/r/q/a2", "/r/ab/y", "/r/q/a2/x"}));
 }
 
+TEST(DirtyPaths, APathsObjectGoesAlongWithItAndTheNewestIsKept) {
+  DirtyPaths d;
+  d.Add("/r/a/f", "/r/.lustre/fid/[0x200000400:0x1:0x0]");
+  d.Add("/r/a/f");  // noted again without one: the object stays
+  d.Add("/r/a/g", "/r/.lustre/fid/[0x200000400:0x2:0x0]");
+  d.Add("/r/a/g", "/r/.lustre/fid/[0x200000400:0x3:0x0]");
+  d.Add("/r/h");
+  d.Move("/r/a", "/r/b");
+  const std::vector<DirtyPath> taken = d.TakeEntries();
+  ASSERT_EQ(taken.size(), 3u);
+  EXPECT_EQ(taken[0].path, "/r/h");
+  EXPECT_EQ(taken[0].object, "");
+  EXPECT_EQ(taken[1].path, "/r/b/f");
+  EXPECT_EQ(taken[1].object, "/r/.lustre/fid/[0x200000400:0x1:0x0]");
+  EXPECT_EQ(taken[2].path, "/r/b/g");
+  EXPECT_EQ(taken[2].object, "/r/.lustre/fid/[0x200000400:0x3:0x0]");
+  EXPECT_TRUE(d.empty());
+}
+
 TEST(DirtyPaths, RenamingOntoANotedPathKeepsOneEntry) {
   DirtyPaths d;
   d.Add("/r/b");
