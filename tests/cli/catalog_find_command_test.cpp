@@ -13,12 +13,6 @@
 namespace fathom {
 namespace {
 
-std::vector<std::string> Sorted(const std::string& text) {
-  std::vector<std::string> lines = testing::Lines(text);
-  std::sort(lines.begin(), lines.end());
-  return lines;
-}
-
 class FindCommand : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -42,7 +36,7 @@ class FindCommand : public ::testing::Test {
     auto a = testing::Run(ours);
     auto b = testing::Run(gnu);
     EXPECT_EQ(a.exit_code, b.exit_code) << a.err;
-    EXPECT_EQ(Sorted(a.out), Sorted(b.out)) << "expression: " << ::testing::PrintToString(expression);
+    EXPECT_EQ(testing::SortedLines(a.out), testing::SortedLines(b.out)) << "expression: " << ::testing::PrintToString(expression);
   }
 
   testing::TempDir dir_;
@@ -70,7 +64,7 @@ TEST_F(FindCommand, APathTheCatalogDoesNotHoldIsReportedAndTheRestAnswered) {
                          tree_ + "/src/deep/er"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("not in the catalog"), std::string::npos) << r.err;
-  EXPECT_EQ(Sorted(r.out), (std::vector<std::string>{tree_ + "/src/deep/er", tree_ + "/src/deep/er/c.h5"}));
+  EXPECT_EQ(testing::SortedLines(r.out), (std::vector<std::string>{tree_ + "/src/deep/er", tree_ + "/src/deep/er/c.h5"}));
 }
 
 TEST_F(FindCommand, TheCatalogComesFromTheEnvironmentWhenNotGiven) {

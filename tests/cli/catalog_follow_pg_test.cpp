@@ -57,22 +57,6 @@ class CatalogFollowPg : public ::testing::Test {
   }
 
   // Three processes reshaping the tree at random, started now.
-  std::vector<pid_t> StartChurn(uint64_t seed, int operations) {
-    std::vector<pid_t> workers;
-    for (uint64_t i = 0; i < 3; ++i) {
-      workers.push_back(testing::StartNamespaceChurn(
-          tree_, testing::ChurnOptions{.seed = seed + i, .operations = operations, .max_depth = 4}));
-    }
-    return workers;
-  }
-  static void WaitChurn(const std::vector<pid_t>& workers) {
-    for (pid_t pid : workers) {
-      int status = 0;
-      ASSERT_EQ(waitpid(pid, &status, 0), pid);
-      ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    }
-  }
-
   // Stops the watch once its store has stopped growing (everything seen is stored).
   void StopWatchWhenQuiet(testing::Subprocess& watch) {
     uint64_t last = 0;
@@ -99,7 +83,7 @@ TEST_F(CatalogFollowPg, ServerGoneMidFollowStopsClearlyAndARestartedFollowerConv
   ASSERT_TRUE(watch.WaitForStderr("watches established", 20s)) << watch.stderr_text();
   testing::Subprocess follower({testing::FathomBinary(), "catalog", "follow", "--catalog", uri,
                                 "--store", store_, "--batch", "64"});
-  const std::vector<pid_t> churn = StartChurn(9100, 3000);
+  const std::vector<pid_t> churn = testing::StartChurnWorkers(tree_, 9100, 3000);
 
   // The follower has committed some of the stream, and the stream goes on, when the server
   // stops.
@@ -125,7 +109,7 @@ TEST_F(CatalogFollowPg, ServerGoneMidFollowStopsClearlyAndARestartedFollowerConv
             std::string::npos)
       << err;
 
-  WaitChurn(churn);
+  ASSERT_TRUE(testing::ReapChurnWorkers(churn));
   StopWatchWhenQuiet(watch);
   server_.Start();
 

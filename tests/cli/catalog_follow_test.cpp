@@ -55,16 +55,7 @@ class CatalogFollow : public ::testing::TestWithParam<Setting> {
 
   // Three processes reshaping the tree at random; returns once they are done.
   void Churn(uint64_t seed, int operations) {
-    std::vector<pid_t> workers;
-    for (uint64_t i = 0; i < 3; ++i) {
-      workers.push_back(testing::StartNamespaceChurn(
-          tree_, testing::ChurnOptions{.seed = seed + i, .operations = operations, .max_depth = 4}));
-    }
-    for (pid_t pid : workers) {
-      int status = 0;
-      ASSERT_EQ(waitpid(pid, &status, 0), pid);
-      ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    }
+    ASSERT_TRUE(testing::ReapChurnWorkers(testing::StartChurnWorkers(tree_, seed, operations)));
   }
 
   // Stops the watch once its store has stopped growing (everything seen is stored).

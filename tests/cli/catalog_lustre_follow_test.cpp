@@ -234,6 +234,16 @@ class CatalogLustreFollowTest : public ::testing::Test {
     c.reset();
   }
 
+  // /on0 on MDT0 and /on1 on MDT1, scanned into the catalog; then the collectors start.
+  void ScanDirectoriesOnTwoMdtsAndCollect() {
+    const std::string m = fs_.mount();
+    ASSERT_TRUE(LfsMkdir(m + "/on0", 0));
+    ASSERT_TRUE(LfsMkdir(m + "/on1", 1));
+    auto scanned = Fathom({"scan", "-q", "--catalog", catalog_, m});
+    ASSERT_EQ(scanned.exit_code, 0) << scanned.err;
+    ASSERT_NO_FATAL_FAILURE(StartCollectors());
+  }
+
   void StartCollectors() {
     ASSERT_TRUE(env_.Start());
     collectors_.resize(kMdts);
@@ -358,11 +368,7 @@ class CatalogLustreFollow : public CatalogLustreFollowTest, public ::testing::Wi
 // MDT0's collector never saw the rename, yet the file must reach the catalog at its path.
 TEST_F(CatalogLustreFollowTest, FileMadeInADirectoryRenamedOnAnotherMdtReachesTheCatalog) {
   const std::string m = fs_.mount();
-  ASSERT_TRUE(LfsMkdir(m + "/on0", 0));
-  ASSERT_TRUE(LfsMkdir(m + "/on1", 1));
-  auto scanned = Fathom({"scan", "-q", "--catalog", catalog_, m});
-  ASSERT_EQ(scanned.exit_code, 0) << scanned.err;
-  ASSERT_NO_FATAL_FAILURE(StartCollectors());
+  ASSERT_NO_FATAL_FAILURE(ScanDirectoriesOnTwoMdtsAndCollect());
   MakeDirs(m + "/on0/dir/sub");
   ASSERT_TRUE(WaitUntilEverythingIsStored());
   Rename(m + "/on0/dir", m + "/on1/dir");
@@ -407,11 +413,7 @@ TEST_F(CatalogLustreFollowTest, RenameStoredBeforeItsParentsRenameIsAppliedWhere
 // /on1/f, where the catalog holds it.
 TEST_F(CatalogLustreFollowTest, FileRenamedOnAnotherMdtThenWrittenIsUpdatedThroughItsFid) {
   const std::string m = fs_.mount();
-  ASSERT_TRUE(LfsMkdir(m + "/on0", 0));
-  ASSERT_TRUE(LfsMkdir(m + "/on1", 1));
-  auto scanned = Fathom({"scan", "-q", "--catalog", catalog_, m});
-  ASSERT_EQ(scanned.exit_code, 0) << scanned.err;
-  ASSERT_NO_FATAL_FAILURE(StartCollectors());
+  ASSERT_NO_FATAL_FAILURE(ScanDirectoriesOnTwoMdtsAndCollect());
   WriteFile(m + "/on0/f", "x");
   Rename(m + "/on0/f", m + "/on1/f");
   ASSERT_TRUE(WaitUntilEverythingIsStored());

@@ -46,12 +46,6 @@ class CatalogQueries : public ::testing::Test {
     return testing::Run(args, 60s);
   }
 
-  static std::vector<std::string> Sorted(const std::string& text) {
-    auto lines = Lines(text);
-    std::sort(lines.begin(), lines.end());
-    return lines;
-  }
-
   static void ExpectDuSameAsGnu(const std::vector<std::string>& args) {
     std::vector<std::string> gnu_args = args;
     gnu_args.insert(gnu_args.begin(), "/usr/bin/du");
@@ -61,7 +55,7 @@ class CatalogQueries : public ::testing::Test {
     EXPECT_EQ(ours.exit_code, 0) << ours.err;
     std::string label;
     for (const auto& a : args) label += a + " ";
-    EXPECT_EQ(Sorted(ours.out), Sorted(gnu.out)) << label;
+    EXPECT_EQ(testing::SortedLines(ours.out), testing::SortedLines(gnu.out)) << label;
   }
 
   static testing::TempDir* dir_;

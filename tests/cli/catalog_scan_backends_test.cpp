@@ -18,12 +18,6 @@
 namespace fathom {
 namespace {
 
-std::vector<std::string> Sorted(const std::string& text) {
-  std::vector<std::string> lines = testing::Lines(text);
-  std::sort(lines.begin(), lines.end());
-  return lines;
-}
-
 class CatalogScanPg : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -75,7 +69,7 @@ class CatalogScanPg : public ::testing::Test {
           {"du", "--inodes", "-s", "--catalog", catalog, tree_ + "/n0", tree_ + "/wide"}}) {
       auto r = Fathom(args);
       EXPECT_EQ(r.exit_code, 0) << catalog << ": " << r.err;
-      out.push_back(Sorted(r.out));
+      out.push_back(testing::SortedLines(r.out));
     }
     auto check = Fathom({"catalog", "check", "--recount", "--catalog", catalog});
     EXPECT_EQ(check.exit_code, 0) << catalog << ": " << check.out << check.err;

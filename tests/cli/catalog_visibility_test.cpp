@@ -20,12 +20,6 @@ namespace {
 constexpr uid_t kNobody = 65534;
 constexpr gid_t kNogroup = 65534;
 
-std::vector<std::string> Sorted(const std::string& text) {
-  std::vector<std::string> lines = testing::Lines(text);
-  std::sort(lines.begin(), lines.end());
-  return lines;
-}
-
 std::vector<std::string> AsNobody(std::vector<std::string> argv) {
   argv.insert(argv.begin(), {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
   return argv;
@@ -77,14 +71,14 @@ TEST_P(CatalogVisibility, FindAsAUserListsWhatGnuFindListsAsThatUser) {
   auto ours = Fathom({"find", "--catalog", catalog_, "--as-user", "nobody", tree_});
   auto gnu = testing::Run(AsNobody({"/usr/bin/find", tree_}));
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
-  EXPECT_EQ(Sorted(ours.out), Sorted(gnu.out));
+  EXPECT_EQ(testing::SortedLines(ours.out), testing::SortedLines(gnu.out));
   // Root sees everything; a selective query goes through the index, and is filtered too.
   auto all = Fathom({"find", "--catalog", catalog_, tree_});
-  EXPECT_EQ(Sorted(all.out), Sorted(testing::Run({"/usr/bin/find", tree_}).out));
+  EXPECT_EQ(testing::SortedLines(all.out), testing::SortedLines(testing::Run({"/usr/bin/find", tree_}).out));
   EXPECT_LT(testing::Lines(ours.out).size(), testing::Lines(all.out).size());  // some are hidden
   auto big = Fathom({"find", "--catalog", catalog_, "--as-user", "nobody", tree_, "-size", "+4k", "-user", "nobody"});
   auto gnu_big = testing::Run(AsNobody({"/usr/bin/find", tree_, "-size", "+4k", "-user", "nobody"}));
-  EXPECT_EQ(Sorted(big.out), Sorted(gnu_big.out));
+  EXPECT_EQ(testing::SortedLines(big.out), testing::SortedLines(gnu_big.out));
 }
 
 TEST_P(CatalogVisibility, DuAsAUserCountsWhatGnuDuCountsAsThatUser) {
@@ -98,7 +92,7 @@ TEST_P(CatalogVisibility, DuAsAUserCountsWhatGnuDuCountsAsThatUser) {
     auto a = Fathom(ours);
     auto b = testing::Run(AsNobody(gnu));
     ASSERT_EQ(a.exit_code, 0) << a.err;
-    EXPECT_EQ(Sorted(a.out), Sorted(b.out)) << ::testing::PrintToString(options);
+    EXPECT_EQ(testing::SortedLines(a.out), testing::SortedLines(b.out)) << ::testing::PrintToString(options);
   }
 }
 
@@ -108,7 +102,7 @@ TEST_P(CatalogVisibility, AnOrdinaryUserSeesItsOwnViewAndCannotAskForAnother) {
   auto own = testing::Run(AsNobody({testing::FathomBinary(), "find", "--catalog", catalog_, tree_}));
   auto gnu = testing::Run(AsNobody({"/usr/bin/find", tree_}));
   ASSERT_EQ(own.exit_code, 0) << own.err;
-  EXPECT_EQ(Sorted(own.out), Sorted(gnu.out));
+  EXPECT_EQ(testing::SortedLines(own.out), testing::SortedLines(gnu.out));
   auto other = testing::Run(AsNobody({testing::FathomBinary(), "find", "--catalog", catalog_, "--as-user", "root", tree_}));
   EXPECT_EQ(other.exit_code, 1);
   EXPECT_EQ(other.err,

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -137,6 +138,24 @@ pid_t StartNamespaceChurn(const std::string& root, const ChurnOptions& options) 
   }
   RunNamespaceChurn(root, options);
   _exit(0);
+}
+
+std::vector<pid_t> StartChurnWorkers(const std::string& root, uint64_t seed, int operations, int processes) {
+  std::vector<pid_t> workers;
+  for (int i = 0; i < processes; ++i) {
+    workers.push_back(StartNamespaceChurn(
+        root, ChurnOptions{.seed = seed + static_cast<uint64_t>(i), .operations = operations, .max_depth = 4}));
+  }
+  return workers;
+}
+
+bool ReapChurnWorkers(const std::vector<pid_t>& workers) {
+  bool all_ok = true;
+  for (pid_t pid : workers) {
+    int status = 0;
+    all_ok = waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 && all_ok;
+  }
+  return all_ok;
 }
 
 }  // namespace fathom::testing

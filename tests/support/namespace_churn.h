@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace fathom::testing {
 
@@ -30,5 +31,10 @@ void RunNamespaceChurn(const std::string& root, const ChurnOptions& options);
 
 // Forks a worker that runs RunNamespaceChurn and exits 0. Returns its pid; the caller reaps it.
 pid_t StartNamespaceChurn(const std::string& root, const ChurnOptions& options);
+
+// `processes` workers (seeds seed, seed+1, ...) of `operations` each, nested at most 4 deep.
+std::vector<pid_t> StartChurnWorkers(const std::string& root, uint64_t seed, int operations, int processes = 3);
+// Reaps them; true when every one exited 0.
+bool ReapChurnWorkers(const std::vector<pid_t>& workers);
 
 }  // namespace fathom::testing

@@ -1,5 +1,6 @@
 #include "support/subprocess.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include <fcntl.h>
@@ -137,6 +138,12 @@ std::vector<std::string> Lines(const std::string& text) {
   for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
     lines.push_back(text.substr(start, nl - start));
   }
+  return lines;
+}
+
+std::vector<std::string> SortedLines(const std::string& text) {
+  std::vector<std::string> lines = Lines(text);
+  std::sort(lines.begin(), lines.end());
   return lines;
 }
 

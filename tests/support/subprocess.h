@@ -60,6 +60,8 @@ RunResult Run(std::vector<std::string> argv, std::chrono::milliseconds timeout =
 
 // The newline-terminated lines of `text` (a last line without '\n' is left out).
 std::vector<std::string> Lines(const std::string& text);
+// The same, sorted (to compare outputs whose order differs, e.g. readdir order).
+std::vector<std::string> SortedLines(const std::string& text);
 
 // Whether `text` holds a version number: three dot-separated runs of digits ("0.1.0").
 bool HasVersionNumber(const std::string& text);
