@@ -336,7 +336,9 @@ class Catalog {
 // the directory, Accounting the visible objects (walks: the kept totals would count what the
 // caller cannot see); Removed holds what the caller owned. Info passes through; Begin,
 // BeginScan, FinishScan and Recount are refused. uid 0 sees everything, as the kernel lets
-// it. Owns `catalog`; used from one thread at a time, like any Catalog.
+// it. The view keeps what it has worked out (permissions, the subtree totals of every
+// directory a walk passed) for its life: make one per query. Owns `catalog`; used from one
+// thread at a time, like any Catalog.
 std::unique_ptr<Catalog> VisibleTo(std::unique_ptr<Catalog> catalog, Caller caller);
 
 }  // namespace fathom::catalog

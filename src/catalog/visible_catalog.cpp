@@ -94,8 +94,10 @@ class VisibleCatalog final : public Catalog {
     return failed.ok() ? walked : failed;
   }
 
-  Result<Totals> Subtree(EntryId dir) override { return Sum(dir, /*count_links=*/true); }
-  Result<Totals> Usage(EntryId dir, bool count_links) override { return Sum(dir, count_links); }
+  Result<Totals> Subtree(EntryId dir) override { return SubtreeOf(dir); }
+  Result<Totals> Usage(EntryId dir, bool count_links) override {
+    return count_links ? SubtreeOf(dir) : Sum(dir, /*count_links=*/false);
+  }
 
   Status Linked(EntryId dir, const std::function<bool(const Node&, const std::vector<std::string>&)>& fn) override {
     FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> dir_paths, Paths(dir));
@@ -182,6 +184,45 @@ class VisibleCatalog final : public Catalog {
 
   // The visible names below `dir` (itself included); with !count_links an object with several
   // names there counts once, as GNU du counts it.
+  // Every name the caller sees below `dir`, in one walk that also keeps the totals of each
+  // directory it passes (a report asking for every directory's in turn walks the tree once)
+  // and does not enter a directory whose totals are already kept.
+  Result<Totals> SubtreeOf(EntryId dir) {
+    if (auto it = subtrees_.find(dir); it != subtrees_.end()) return it->second;
+    FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> paths, Paths(dir));
+    if (paths.empty()) return Totals{};
+    struct Open {
+      EntryId id;
+      int depth;
+      Totals totals;
+    };
+    std::vector<Open> open;
+    auto close_to = [&](int depth) {
+      while (!open.empty() && open.back().depth >= depth) {
+        Open done = std::move(open.back());
+        open.pop_back();
+        if (!open.empty()) Apply(FromTotals(done.totals), open.back().totals);
+        subtrees_[done.id] = done.totals;
+      }
+    };
+    FATHOM_RETURN_IF_ERROR(Walk(paths.front(), [&](const Visit& v) {
+      close_to(v.depth);
+      if (!S_ISDIR(v.node.attrs.mode)) {
+        Apply(NameContribution(v.node.attrs), open.back().totals);
+        return WalkStep::kContinue;
+      }
+      if (auto kept = subtrees_.find(v.node.id); kept != subtrees_.end() && v.depth > 0) {
+        Apply(FromTotals(kept->second), open.back().totals);
+        return WalkStep::kSkipChildren;
+      }
+      open.push_back({v.node.id, v.depth, Totals{}});
+      Apply(NameContribution(v.node.attrs), open.back().totals);
+      return WalkStep::kContinue;
+    }));
+    close_to(0);
+    return subtrees_[dir];
+  }
+
   Result<Totals> Sum(EntryId dir, bool count_links) {
     FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> paths, Paths(dir));
     Totals totals;
@@ -200,6 +241,7 @@ class VisibleCatalog final : public Catalog {
   std::unique_ptr<Catalog> c_;
   Caller caller_;
   std::map<std::string, bool, std::less<>> listable_;
+  std::unordered_map<EntryId, Totals> subtrees_;  // kept by SubtreeOf for the view's life
 };
 
 }  // namespace

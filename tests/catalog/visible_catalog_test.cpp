@@ -88,6 +88,17 @@ TEST_F(VisibleCatalogTest, TotalsAndAccountingAddUpWhatTheCallerSees) {
   EXPECT_EQ(seen.files, 1u);
   EXPECT_EQ(seen.size, 5 * 4096 + 100);
   EXPECT_EQ(stranger_->Usage(root, false).value(), seen);
+  // Each directory's totals, kept from the walk of the root, are what a walk of it finds.
+  auto subtree = [](Catalog& c, const std::string& path) { return c.Subtree(c.Stat(path).value()->id).value(); };
+  const Totals grp = subtree(*member_, "/r/grp"), priv = subtree(*member_, "/r/priv");
+  EXPECT_EQ(subtree(*member_, "/r").size, 5 * 4096 + 100 + 300 + 400);
+  EXPECT_EQ(grp.dirs, 1u);
+  EXPECT_EQ(grp.files, 1u);
+  EXPECT_EQ(grp.size, 4096 + 400);
+  EXPECT_EQ(priv.entries(), 1u);  // f2 is root's, in root's 0700 directory
+  auto fresh = VisibleTo(testing::OpenCatalogOrDie(dir_ / "catalog.db", true), Caller{1000, {100}});
+  EXPECT_EQ(subtree(*fresh, "/r/grp"), grp);  // asked first, then the root's walk reuses it
+  EXPECT_EQ(subtree(*fresh, "/r").size, 5 * 4096 + 100 + 300 + 400);
   std::vector<AcctRow> rows = member_->Accounting().value();
   uint64_t files_1000 = 0, files_0 = 0;
   int64_t size_1000 = 0;
