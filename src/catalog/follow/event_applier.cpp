@@ -421,7 +421,12 @@ Result<EntryId> EventApplier::ParentOf(Batch& batch, std::string_view path) {
   }
   FATHOM_ASSIGN_OR_RETURN(const EntryId grandparent, ParentOf(batch, dir));
   if (grandparent == 0) return EntryId{0};
-  return batch.Put(grandparent, BaseName(dir), *attrs, seen);
+  FATHOM_ASSIGN_OR_RETURN(const EntryId put, batch.Put(grandparent, BaseName(dir), *attrs, seen));
+  // The catalog knows newer of that object, which stays where it is (maybe inside the very
+  // directory about to move here): not a place to put anything until the directory settles.
+  if (put == 0) return EntryId{0};
+  FATHOM_ASSIGN_OR_RETURN(const EntryId there, batch.LookupDirectory(dir));
+  return there == put ? put : EntryId{0};
 }
 
 Status EventApplier::ScanSubtree(const std::string& path) {

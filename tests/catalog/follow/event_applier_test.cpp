@@ -279,6 +279,33 @@ TEST_F(EventApplierTest, ANameTheCatalogHoldsAsAFileIsNoParentUntilSettled) {
   ASSERT_TRUE(At("x/y"));
 }
 
+// b held dd; then `mv b/dd dd; mv b dd/b`, of which the stream holds the second rename, and
+// before it a change of dd whose time is later than the rename's (sources stamp events when
+// they read them), so the catalog knows dd, inside b, as of after the rename. dd's place
+// cannot come from the stream then: b is not moved into its own subtree (the follower does
+// not fail), and the settling puts both right.
+TEST_F(EventApplierTest, ARenameIntoADirectoryTheCatalogHoldsInsideTheMovedOneWaitsForTheSettling) {
+  MakeDirs(root_ + "/b/dd");
+  ASSERT_TRUE(Scan(root_).ok());
+  std::vector<Event> rename{Make(kind::kMovedFrom | kind::kIsDir, "b", 7), Make(kind::kMovedTo | kind::kIsDir, "dd/b", 7)};
+  std::vector<Event> changed{Make(kind::kAttrib | kind::kIsDir, "b/dd")};
+  changed[0].id = rename[0].id;  // first in the stream, stamped later
+  rename[0].id += 1;
+  rename[1].id += 1;
+  ASSERT_TRUE(applier_->Apply(changed).ok());
+  testing::Rename(root_ + "/b/dd", root_ + "/dd");
+  testing::Rename(root_ + "/b", root_ + "/dd/b");
+  Status applied = applier_->Apply(rename);
+  ASSERT_TRUE(applied.ok()) << applied.message();
+  Status settled = applier_->Settle();
+  ASSERT_TRUE(settled.ok()) << settled.message();
+  EXPECT_EQ(Drift(), std::vector<std::string>{});
+  ASSERT_TRUE(At("dd/b"));
+  auto report = catalog_->Recount(false);
+  ASSERT_TRUE(report.ok());
+  EXPECT_TRUE(report.value().ok());
+}
+
 // An OVERFLOW below a name the catalog holds as a file cannot be scanned in place: the
 // directory above it is settled instead, which scans what it finds there.
 TEST_F(EventApplierTest, AnOverflowBelowAFileInTheCatalogIsSettledNotScannedInPlace) {
