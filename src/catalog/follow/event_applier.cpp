@@ -431,9 +431,16 @@ Result<EntryId> EventApplier::ParentOf(Batch& batch, std::string_view path) {
 
 Status EventApplier::ScanSubtree(const std::string& path) {
   Status scanned = rescan_(path);
-  if (scanned.ok() || std::filesystem::is_directory(path)) return scanned;
-  // Gone since it was chosen (the tree keeps changing): its parent is settled later.
+  if (scanned.ok()) return scanned;
+  // Gone since it was chosen (the tree keeps changing): its parent is settled later, and so
+  // is the path, made again since maybe (with the same inode number, which the parent's
+  // listing cannot tell from the old directory). The follower goes on either way.
+  const std::error_code code = scanned.code();
+  const bool vanished = code == std::errc::no_such_file_or_directory || code == std::errc::not_a_directory ||
+                        code == std::errc::too_many_symbolic_link_levels;
+  if (!vanished && std::filesystem::is_directory(path)) return scanned;
   NoteUnsettled(DirName(path));
+  NoteUnsettled(path);
   return Status::Ok();
 }
 

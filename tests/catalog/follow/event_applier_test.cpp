@@ -338,6 +338,28 @@ TEST_F(EventApplierTest, ASubtreeGoneBeforeItsScanLeavesItsParentToSettle) {
   EXPECT_FALSE(At("d"));
 }
 
+// The same, the directory made again at once (the tree keeps changing): the scan fails on a
+// path that is a directory again when the failure is looked at. The follower goes on; it
+// stopped before, naming the path.
+TEST_F(EventApplierTest, ASubtreeGoneAndMadeAgainDuringItsScanDoesNotStopTheFollower) {
+  MakeDirs(root_ + "/d/e");
+  ASSERT_TRUE(Scan(root_).ok());
+  bool raced = false;
+  EventApplier racing(*catalog_, "test", [this, &raced](std::string_view path) {
+    if (raced) return Scan(std::string(path));
+    raced = true;
+    testing::RemoveTree(std::string(path));
+    Status scanned = Scan(std::string(path));
+    MakeDirs(std::string(path) + "/again");
+    return scanned;
+  });
+  Status applied = racing.Apply(std::vector<Event>{Make(kind::kOverflow, "d")});
+  ASSERT_TRUE(applied.ok()) << applied.message();
+  Status settled = racing.Settle();
+  ASSERT_TRUE(settled.ok()) << settled.message();
+  EXPECT_TRUE(raced);
+}
+
 // A follower killed before it settles leaves the directories to compare in the catalog: the
 // next one settles them even with no event left to apply.
 TEST_F(EventApplierTest, DirectoriesToSettleOutliveTheFollower) {
