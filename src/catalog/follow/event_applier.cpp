@@ -133,7 +133,17 @@ void EventApplier::NoteUnsettled(std::string_view dir) {
 Status EventApplier::Settle() {
   if (!held_.empty()) return Status::Ok();
   FATHOM_RETURN_IF_ERROR(LoadState());
-  if (unsettled_.empty() && pending_.empty() && owed_.empty()) return Status::Ok();
+  // A round's scans may find a subtree gone (or made again) and leave its directory to settle
+  // once more; a tree that keeps changing is left for the next call after a few rounds.
+  constexpr int kRounds = 4;
+  for (int round = 0; round < kRounds; ++round) {
+    if (unsettled_.empty() && pending_.empty() && owed_.empty()) return Status::Ok();
+    FATHOM_RETURN_IF_ERROR(SettleRound());
+  }
+  return Status::Ok();
+}
+
+Status EventApplier::SettleRound() {
   // A path still pending is settled with its directory.
   for (const std::string& path : pending_.Paths()) NoteUnsettled(DirName(path));
   pending_ = DirtyPaths();
@@ -159,7 +169,10 @@ Status EventApplier::Settle() {
   for (const std::string& path : owed_) {
     if (UnderAny(path, scanned)) continue;
     scanned.push_back(path);
-    if (!std::filesystem::is_directory(path)) continue;
+    if (!std::filesystem::is_directory(path)) {
+      NoteUnsettled(DirName(path));  // changed again since its directory was listed
+      continue;
+    }
     ++counters_.rescans;
     FATHOM_RETURN_IF_ERROR(ScanSubtree(path));
   }
@@ -202,8 +215,6 @@ Status EventApplier::ApplyAll(std::span<const Event> events) {
       }
       ++counters_.rescans;
       FATHOM_RETURN_IF_ERROR(ScanSubtree(target));
-      pending_.Remove(target);  // the scan found whatever is there now
-      unsettled_.Remove(target);
     }
   }
   if (begin < events.size()) {
@@ -431,7 +442,11 @@ Result<EntryId> EventApplier::ParentOf(Batch& batch, std::string_view path) {
 
 Status EventApplier::ScanSubtree(const std::string& path) {
   Status scanned = rescan_(path);
-  if (scanned.ok()) return scanned;
+  if (scanned.ok()) {
+    pending_.Remove(path);  // the scan found whatever is there now
+    unsettled_.Remove(path);
+    return scanned;
+  }
   // Gone since it was chosen (the tree keeps changing): its parent is settled later, and so
   // is the path, made again since maybe (with the same inode number, which the parent's
   // listing cannot tell from the old directory). The follower goes on either way.

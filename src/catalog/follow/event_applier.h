@@ -90,8 +90,9 @@ class EventApplier {
 
   // Compares the directories noted since the last Settle() with the live ones and makes the
   // catalog hold what they hold, as of the moment it starts (events of changes made after it
-  // still apply). Call when the stream has nothing more; does nothing while a MOVED_FROM is
-  // held.
+  // still apply). A directory whose subtree is gone (or made again) by the time it is scanned
+  // is compared again, for a few rounds. Call when the stream has nothing more; does nothing
+  // while a MOVED_FROM is held.
   Status Settle();
 
   const ApplyCounters& counters() const { return counters_; }
@@ -130,6 +131,8 @@ class EventApplier {
   // 0 when the path lies outside every root or its parent is gone.
   Result<EntryId> ParentOf(Batch& batch, std::string_view path);
   // Scans the subtree at `path`; one that is gone when scanned leaves its parent to settle.
+  // One comparison of the noted directories with the live ones, and the scans it owes.
+  Status SettleRound();
   Status ScanSubtree(const std::string& path);
   // Whether `path` is a root or its parent is a directory in the catalog (so that a scan of
   // `path` can place it).

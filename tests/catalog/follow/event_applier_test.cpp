@@ -58,6 +58,8 @@ class EventApplierTest : public ::testing::Test {
   // Every difference between the catalog and the file system below the root.
   std::vector<std::string> Drift() { return catalog::Drift(*catalog_, root_); }
 
+  void ScanRacedBy(int races);
+
   std::optional<Node> At(const std::string& rel) {
     auto node = catalog_->Stat(root_ + "/" + rel);
     EXPECT_TRUE(node.ok()) << node.status().message();
@@ -341,24 +343,33 @@ TEST_F(EventApplierTest, ASubtreeGoneBeforeItsScanLeavesItsParentToSettle) {
 // The same, the directory made again at once (the tree keeps changing): the scan fails on a
 // path that is a directory again when the failure is looked at. The follower goes on; it
 // stopped before, naming the path.
-TEST_F(EventApplierTest, ASubtreeGoneAndMadeAgainDuringItsScanDoesNotStopTheFollower) {
+// The first `races` scans find their subtree removed under them and made again (with other
+// contents) right after: each leaves the path to settle, and one Settle() converges.
+void EventApplierTest::ScanRacedBy(int races) {
   MakeDirs(root_ + "/d/e");
   ASSERT_TRUE(Scan(root_).ok());
-  bool raced = false;
-  EventApplier racing(*catalog_, "test", [this, &raced](std::string_view path) {
-    if (raced) return Scan(std::string(path));
-    raced = true;
+  int raced = 0;
+  EventApplier racing(*catalog_, "test", [this, &raced, races](std::string_view path) {
+    if (raced == races) return Scan(std::string(path));
+    ++raced;
     testing::RemoveTree(std::string(path));
     Status scanned = Scan(std::string(path));
-    MakeDirs(std::string(path) + "/again");
+    MakeDirs(std::string(path) + "/again" + std::to_string(raced));
     return scanned;
   });
   Status applied = racing.Apply(std::vector<Event>{Make(kind::kOverflow, "d")});
   ASSERT_TRUE(applied.ok()) << applied.message();
   Status settled = racing.Settle();
   ASSERT_TRUE(settled.ok()) << settled.message();
-  EXPECT_TRUE(raced);
+  EXPECT_EQ(raced, races);
+  EXPECT_EQ(Drift(), std::vector<std::string>{});
 }
+
+TEST_F(EventApplierTest, ASubtreeGoneAndMadeAgainDuringItsScanIsSettledWithoutStoppingTheFollower) {
+  ScanRacedBy(1);
+}
+
+TEST_F(EventApplierTest, ASubtreeGoneAgainWhileItSettlesIsSettledInTheSameCall) { ScanRacedBy(2); }
 
 // A follower killed before it settles leaves the directories to compare in the catalog: the
 // next one settles them even with no event left to apply.
