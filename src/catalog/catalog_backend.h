@@ -143,6 +143,10 @@ class CatalogBackend {
   virtual Result<uint64_t> LastGeneration() = 0;
   virtual Status InsertScan(const ScanRow& scan) = 0;
   virtual Status MarkScanFinished(uint64_t generation, int64_t finished_ns) = 0;
+  // The generation of the scan begun while the catalog held no entry, until it finishes
+  // (kept in meta as 'first_scan'); 0 when there is none. SetFirstScan(0) forgets it.
+  virtual Result<uint64_t> FirstScan() = 0;
+  virtual Status SetFirstScan(uint64_t generation) = 0;
   // Indexes that only queries read, which a backend may drop while a first scan fills an
   // empty catalog and build once at its end (inside the caller's write transaction).
   virtual Status DeferQueryIndexes() { return Status::Ok(); }

@@ -159,8 +159,24 @@ class CatalogBatch final : public Batch {
     return names.front().parent;
   }
 
-  // Adds `delta` to the subtree totals of `dir` and of every directory above it.
+  // Adds `delta` to the subtree totals of `dir` and of every directory above it. Deltas for
+  // the same directory in a row (the names of one directory, as a scan puts them) are summed
+  // and carried up once, before the totals are read or written.
   Status AddToChain(EntryId dir, const TotalsDelta& delta) {
+    if (dir != chain_dir_) {
+      FATHOM_RETURN_IF_ERROR(CarryChain());
+      chain_dir_ = dir;
+    }
+    chain_delta_ += delta;
+    return Status::Ok();
+  }
+
+  // Carries the delta summed by AddToChain() up its directory's chain.
+  Status CarryChain() {
+    EntryId dir = chain_dir_;
+    const TotalsDelta delta = chain_delta_;
+    chain_dir_ = 0;
+    chain_delta_ = TotalsDelta{};
     for (int depth = 0; dir != 0; ++depth) {
       if (depth > 4096) {
         return Status::Error("catalog " + b_.location() + ": the directories above entry " +
@@ -184,6 +200,7 @@ class CatalogBatch final : public Batch {
   // What the name of `entry` adds to the directories above it: its subtree for a directory.
   Result<TotalsDelta> Weight(const EntryRow& entry) {
     if (!IsDir(entry.attrs)) return NameContribution(entry.attrs);
+    FATHOM_RETURN_IF_ERROR(CarryChain());
     FATHOM_ASSIGN_OR_RETURN(Totals kept, b_.Tree(entry.id));
     TotalsDelta weight = FromTotals(kept);
     if (auto it = stats_.tree.find(entry.id); it != stats_.tree.end()) weight += it->second;
@@ -396,6 +413,7 @@ class CatalogBatch final : public Batch {
         }
       }
       FATHOM_RETURN_IF_ERROR(b_.DeleteTree(entry.id));
+      FATHOM_RETURN_IF_ERROR(CarryChain());
       stats_.tree.erase(entry.id);
       dir_parent_.erase(entry.id);
     } else {
@@ -418,6 +436,7 @@ class CatalogBatch final : public Batch {
   }
 
   Status WriteStatistics() {
+    FATHOM_RETURN_IF_ERROR(CarryChain());
     for (EntryId id : touched_) {
       FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, b_.NamesOf(id));
       FATHOM_RETURN_IF_ERROR(b_.SetMulti(id, names.size() > 1));
@@ -437,6 +456,8 @@ class CatalogBatch final : public Batch {
   std::chrono::seconds retention_;
   EntryId last_id_;
   EntryId stored_last_id_;
+  EntryId chain_dir_ = 0;     // AddToChain()'s directory, and the delta not carried up yet
+  TotalsDelta chain_delta_;
   bool open_ = true;
   Status failed_;
   PendingStatistics stats_;

@@ -60,7 +60,10 @@ class CatalogImpl final : public Catalog {
     ScanRow scan{last + 1, std::string(root), NowNs(), false};
     FATHOM_RETURN_IF_ERROR(b_->InsertScan(scan));
     FATHOM_ASSIGN_OR_RETURN(EntryId last_entry, b_->LastEntryId());
-    if (last_entry == 0) FATHOM_RETURN_IF_ERROR(b_->DeferQueryIndexes());  // a first scan
+    if (last_entry == 0) {  // a first scan
+      FATHOM_RETURN_IF_ERROR(b_->SetFirstScan(scan.generation));
+      FATHOM_RETURN_IF_ERROR(b_->DeferQueryIndexes());
+    }
     FATHOM_RETURN_IF_ERROR(batch->Commit());
     return scan.generation;
   }
@@ -75,11 +78,13 @@ class CatalogImpl final : public Catalog {
     if (scan->finished) return Status::Ok();
     // The names under the root that the scan did not see, unless their object was observed
     // since the scan started by something else than the scan (an event); below such a
-    // directory everything goes with it, so it is not descended.
+    // directory everything goes with it, so it is not descended. After a first scan there is
+    // none: the catalog was empty when it began, so whatever it holds now was seen since.
     std::vector<std::pair<EntryId, std::string>> unseen;
     FATHOM_ASSIGN_OR_RETURN(Located root, LocatePath(*b_, scan->root));
+    FATHOM_ASSIGN_OR_RETURN(const uint64_t first_scan, b_->FirstScan());
     std::vector<EntryId> dirs;
-    if (root.id != 0) dirs.push_back(root.id);
+    if (root.id != 0 && first_scan != generation) dirs.push_back(root.id);
     while (!dirs.empty()) {
       EntryId dir = dirs.back();
       dirs.pop_back();
@@ -103,7 +108,10 @@ class CatalogImpl final : public Catalog {
         FATHOM_RETURN_IF_ERROR(batch->Remove(unseen[next].first, unseen[next].second, removal));
         ++removed;
       }
-      if (next == unseen.size()) FATHOM_RETURN_IF_ERROR(b_->MarkScanFinished(generation, NowNs()));
+      if (next == unseen.size()) {
+        FATHOM_RETURN_IF_ERROR(b_->MarkScanFinished(generation, NowNs()));
+        if (first_scan == generation) FATHOM_RETURN_IF_ERROR(b_->SetFirstScan(0));
+      }
       FATHOM_RETURN_IF_ERROR(batch->Commit());
       if (progress) progress(removed);
     } while (next < unseen.size());

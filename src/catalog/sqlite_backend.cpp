@@ -502,6 +502,20 @@ class SqliteBackend final : public CatalogBackend {
     insert_scan_.BindInt(3, scan.started_ns);
     return db_.StepDone(insert_scan_, "recording a scan");
   }
+  Result<uint64_t> FirstScan() override {
+    FATHOM_ASSIGN_OR_RETURN(int64_t generation,
+                            db_.QueryInt("SELECT value FROM meta WHERE key = 'first_scan'",
+                                         "reading the first scan's generation"));
+    return static_cast<uint64_t>(generation);
+  }
+  Status SetFirstScan(uint64_t generation) override {
+    const std::string sql = generation == 0
+                                ? std::string("DELETE FROM meta WHERE key = 'first_scan'")
+                                : "INSERT OR REPLACE INTO meta(key, value) VALUES('first_scan', " +
+                                      std::to_string(generation) + ")";
+    return db_.Exec(sql.c_str(), "recording the first scan's generation");
+  }
+
   Status DeferQueryIndexes() override { return DropSecondaryIndexes(db_); }
   Status BuildQueryIndexes() override { return BuildSecondaryIndexes(db_); }
 

@@ -12,6 +12,12 @@ namespace {
 
 constexpr int kBusyTimeoutMs = 10000;
 
+// The writer's page cache (KiB); an index is built with SQLite's default instead: its sorter
+// sorts runs as large as the cache, and runs of 64 MB sort about twice as slowly as small ones
+// merged.
+constexpr const char* kWriterCache = "PRAGMA cache_size=-65536";
+constexpr const char* kSortingCache = "PRAGMA cache_size=-2000";
+
 // The indexes only queries use: a first scan into an empty catalog drops them and builds
 // them once at its end (sorting is cheaper than keeping them up to date row by row); every
 // writer makes sure they exist, so a first scan killed halfway leaves nothing missing.
@@ -112,8 +118,11 @@ Status PrepareWriter(const store::Connection& db) {
   }
   // WAL with synchronous=NORMAL: a committed transaction survives a crash of the process
   // (SIGKILL) whole or not at all; a power loss may lose the last commits, never consistency.
-  FATHOM_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;"
-                                 " PRAGMA temp_store=MEMORY; PRAGMA journal_size_limit=67108864",
+  // Temporary b-trees stay in files (cached by the OS): SQLite sorts the rows of a new index
+  // two to three times slower with temp_store=MEMORY.
+  const std::string pragmas =
+      std::string("PRAGMA synchronous=NORMAL; ") + kWriterCache + "; PRAGMA journal_size_limit=67108864";
+  FATHOM_RETURN_IF_ERROR(db.Exec(pragmas.c_str(),
                                  "setting the writer's pragmas"));
   FATHOM_RETURN_IF_ERROR(db.Exec("BEGIN IMMEDIATE", "locking the catalog to create its schema"));
   auto app_id = db.QueryInt("PRAGMA application_id", "reading the file header");
@@ -136,7 +145,10 @@ Status DropSecondaryIndexes(const store::Connection& db) {
 }
 
 Status BuildSecondaryIndexes(const store::Connection& db) {
-  return db.Exec(kSecondaryIndexes, "building the query indexes");
+  FATHOM_RETURN_IF_ERROR(db.Exec(kSortingCache, "building the query indexes"));
+  Status built = db.Exec(kSecondaryIndexes, "building the query indexes");
+  Status restored = db.Exec(kWriterCache, "building the query indexes");
+  return built.ok() ? restored : built;
 }
 
 const store::SqliteFileKind kCatalogFile = {

@@ -81,6 +81,8 @@ class PgBackend final : public CatalogBackend {
   Result<uint64_t> LastGeneration() override;
   Status InsertScan(const ScanRow& scan) override;
   Status MarkScanFinished(uint64_t generation, int64_t finished_ns) override;
+  Result<uint64_t> FirstScan() override;
+  Status SetFirstScan(uint64_t generation) override;
 
   Result<TableCounts> Counts() override;
 

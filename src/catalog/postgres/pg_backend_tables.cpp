@@ -267,6 +267,25 @@ Status PgBackend::MarkScanFinished(uint64_t generation, int64_t finished_ns) {
   return Run(finish_scan_, {Param::Int(finished_ns), Param::Int(static_cast<int64_t>(generation))}).status();
 }
 
+Result<uint64_t> PgBackend::FirstScan() {
+  FATHOM_RETURN_IF_ERROR(Flush());
+  FATHOM_ASSIGN_OR_RETURN(Rows rows, session_.Query("SELECT value FROM meta WHERE key = 'first_scan'", {},
+                                                    "read the first scan's generation"));
+  return rows.size() == 0 ? uint64_t{0} : static_cast<uint64_t>(rows.Int(0, 0));
+}
+
+Status PgBackend::SetFirstScan(uint64_t generation) {
+  FATHOM_RETURN_IF_ERROR(Flush());
+  if (generation == 0) {
+    return session_.Query("DELETE FROM meta WHERE key = 'first_scan'", {}, "forget the first scan").status();
+  }
+  return session_
+      .Query("INSERT INTO meta(key, value) VALUES('first_scan', $1)"
+             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+             {Param::Int(static_cast<int64_t>(generation))}, "record the first scan's generation")
+      .status();
+}
+
 Result<TableCounts> PgBackend::Counts() {
   FATHOM_RETURN_IF_ERROR(Flush());
   FATHOM_ASSIGN_OR_RETURN(
