@@ -207,16 +207,25 @@ class CatalogBatch final : public Batch {
     return weight;
   }
 
-  Result<EntryId> PutName(EntryId parent, std::string_view name, const Attrs& attrs,
+  Result<EntryId> PutName(EntryId parent, std::string_view name, const Attrs& read,
                           const Observation& seen) {
     if (parent != 0) FATHOM_RETURN_IF_ERROR(ParentOf(parent).status());
     FATHOM_ASSIGN_OR_RETURN(EntryId at_name, b_.NameTarget(parent, name));
-    FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> entry, b_.EntryByIdentity(attrs.dev, attrs.ino));
+    FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> entry, b_.EntryByIdentity(read.dev, read.ino));
+    std::optional<Attrs> newer;
     if (entry && IsStale(entry->seen_ns, seen.time_ns)) {
       // Newer news of the object wins; if it is now of another type (its inode number went to
       // a new object), what was read is gone.
-      return (entry->attrs.mode & S_IFMT) == (attrs.mode & S_IFMT) ? entry->id : EntryId{0};
+      const bool same_type = (entry->attrs.mode & S_IFMT) == (read.mode & S_IFMT);
+      // Unless the same scan read the object since under another name (a hard link, listed
+      // in two directories by two workers): both listings stand, with the newer attributes.
+      const bool link_of_this_scan = same_type && seen.generation != 0 &&
+                                     entry->generation == seen.generation && !IsDir(read) && read.nlink > 1 &&
+                                     entry->attrs.nlink > 1;
+      if (!link_of_this_scan) return same_type ? entry->id : EntryId{0};
+      newer = entry->attrs;
     }
+    const Attrs& attrs = newer ? *newer : read;
     bool replaces = at_name != 0 && (!entry || at_name != entry->id);
     if (replaces && !seen.replaces) return EntryId{0};
     if (replaces) {

@@ -506,6 +506,26 @@ TEST_F(CatalogTest, ScanRemovesAHardLinkItDidNotSeeWhileKeepingTheNameItSaw) {
   EXPECT_TRUE(FATHOM_TEST_VALUE(catalog_->Recount(false)).ok());
 }
 
+// Two workers of one scan list the two directories of a hard link; the listing made first
+// may be written last. Both names stand, and the attributes read last stay.
+TEST_F(CatalogTest, AScanKeepsAHardLinksNameListedBeforeTheOtherButWrittenAfter) {
+  uint64_t generation = FATHOM_TEST_VALUE(catalog_->BeginScan("/r", false));
+  auto b = Begin();
+  const int64_t now = NowNs();
+  EntryId r = FATHOM_TEST_VALUE(b->PutRoot("/r", DirAttrs(1), At(now, generation)));
+  EntryId a = FATHOM_TEST_VALUE(b->Put(r, "a", DirAttrs(2), At(now, generation)));
+  EntryId c = FATHOM_TEST_VALUE(b->Put(r, "c", DirAttrs(3), At(now, generation)));
+  EntryId id = FATHOM_TEST_VALUE(b->Put(c, "later", FileAttrs(4, 20, 1000, 2), At(now + 2, generation)));
+  EXPECT_EQ(FATHOM_TEST_VALUE(b->Put(a, "earlier", FileAttrs(4, 10, 1000, 2), At(now + 1, generation))), id);
+  // An event's older news of it adds no name.
+  EXPECT_EQ(FATHOM_TEST_VALUE(b->Put(r, "event", FileAttrs(4, 10, 1000, 2), At(now + 1))), id);
+  ASSERT_TRUE(b->Commit().ok());
+  ASSERT_TRUE(catalog_->FinishScan(generation, nullptr).ok());
+  EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->Paths(id)), (std::vector<std::string>{"/r/a/earlier", "/r/c/later"}));
+  EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->Stat("/r/a/earlier"))->attrs.size, 20u);
+  EXPECT_TRUE(FATHOM_TEST_VALUE(catalog_->Recount(false)).ok());
+}
+
 TEST_F(CatalogTest, ResumedScanReturnsTheUnfinishedGeneration) {
   uint64_t first = FATHOM_TEST_VALUE(catalog_->BeginScan("/r", false));
   EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->BeginScan("/r", true)), first);
