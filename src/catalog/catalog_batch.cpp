@@ -209,7 +209,18 @@ class CatalogBatch final : public Batch {
 
   Result<EntryId> PutName(EntryId parent, std::string_view name, const Attrs& read,
                           const Observation& seen) {
-    if (parent != 0) FATHOM_RETURN_IF_ERROR(ParentOf(parent).status());
+    if (parent != 0) {
+      Result<EntryId> above = ParentOf(parent);
+      if (!above.ok()) {
+        // A scan's directory removed since the scan put it (by an event applied between its
+        // transactions, or its inode number read as another object): what the scan read in
+        // it is stale.
+        if (seen.generation == 0) return above.status();
+        FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> held, b_.EntryById(parent));
+        if (held) return above.status();
+        return EntryId{0};
+      }
+    }
     FATHOM_ASSIGN_OR_RETURN(EntryId at_name, b_.NameTarget(parent, name));
     FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> entry, b_.EntryByIdentity(read.dev, read.ino));
     std::optional<Attrs> newer;

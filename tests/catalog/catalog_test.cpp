@@ -526,6 +526,30 @@ TEST_F(CatalogTest, AScanKeepsAHardLinksNameListedBeforeTheOtherButWrittenAfter)
   EXPECT_TRUE(FATHOM_TEST_VALUE(catalog_->Recount(false)).ok());
 }
 
+// An event removes a directory between two transactions of a scan that still lists it: what
+// the scan read there is stale (nothing put, no error); anyone else naming it gets the error.
+TEST_F(CatalogTest, AScanPutUnderADirectoryRemovedSinceIsStale) {
+  uint64_t generation = FATHOM_TEST_VALUE(catalog_->BeginScan("/r", false));
+  auto b = Begin();
+  const int64_t now = NowNs();
+  EntryId r = FATHOM_TEST_VALUE(b->PutRoot("/r", DirAttrs(1), At(now, generation)));
+  EntryId d = FATHOM_TEST_VALUE(b->Put(r, "d", DirAttrs(2), At(now, generation)));
+  ASSERT_TRUE(b->Commit().ok());
+  b = Begin();
+  ASSERT_TRUE(b->Remove(r, "d", Removal{now + 2, 0, std::nullopt, {}}).ok());
+  ASSERT_TRUE(b->Commit().ok());
+  b = Begin();
+  EXPECT_EQ(FATHOM_TEST_VALUE(b->Put(d, "f", FileAttrs(3, 1), At(now + 1, generation))), 0);
+  ASSERT_TRUE(b->Commit().ok());
+  EXPECT_EQ(Id("/r/d/f"), 0);
+  b = Begin();
+  Result<EntryId> unscanned = b->Put(d, "f", FileAttrs(3, 1), At(now + 3));
+  ASSERT_FALSE(unscanned.ok());
+  EXPECT_NE(unscanned.status().message().find("is not in the catalog"), std::string::npos) << unscanned.status().message();
+  b.reset();
+  EXPECT_TRUE(FATHOM_TEST_VALUE(catalog_->Recount(false)).ok());
+}
+
 TEST_F(CatalogTest, ResumedScanReturnsTheUnfinishedGeneration) {
   uint64_t first = FATHOM_TEST_VALUE(catalog_->BeginScan("/r", false));
   EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->BeginScan("/r", true)), first);

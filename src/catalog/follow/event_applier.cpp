@@ -318,7 +318,12 @@ Status EventApplier::ApplyRename(Batch& batch, const Event& from, const Event& t
   MarkParent(to.path);
   FATHOM_ASSIGN_OR_RETURN(const EntryId known, batch.Lookup(from.path));
   // Whatever held the target name is replaced, whether or not the catalog knows what came.
-  if (known == 0) return RemoveName(batch, to);
+  // What came unknown is put as read, and if it is a directory, what it holds is unknown
+  // too (no event ever named it there): it is compared with the live one when settling.
+  if (known == 0) {
+    NoteUnsettled(to.path);
+    return RemoveName(batch, to);
+  }
   FATHOM_ASSIGN_OR_RETURN(const EntryId from_parent, batch.Lookup(DirName(from.path)));
   FATHOM_ASSIGN_OR_RETURN(const EntryId to_parent, ParentOf(batch, to.path));
   if (to_parent == 0) return ApplyRemove(batch, from);
