@@ -17,10 +17,12 @@
 //     kept statistics make them the same cost at every size.
 //
 // Every figure is the best of --repeat runs. Catalogs are made in --work (default a new
-// directory under /tmp; synthetic ones are kept there and reused by the next run).
+// directory under /tmp; synthetic ones are kept there and reused by the next run). With
+// --postgresql every catalog is a database of a throwaway PostgreSQL 15 server the benchmark
+// starts on loopback (fsync off, as the tests make it; nothing is kept).
 //
 // Usage: catalog_query_benchmark [TREE] [--sizes N,N,...] [--repeat R] [--work DIR]
-//                                [--fathom PATH]
+//                                [--fathom PATH] [--postgresql]
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,11 +31,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "fathom/catalog.h"
+#include "support/postgres_server.h"
 #include "synthetic_catalog.h"
 #include "timed_run.h"
 
@@ -48,7 +52,32 @@ struct Config {
   int repeat = 3;
   std::string work;
   std::string fathom;
+  std::unique_ptr<fathom::testing::PostgresServer> postgres;  // --postgresql
 };
+
+// A new, empty catalog called `name`: its URI (an SQLite file in --work, or a database of the
+// PostgreSQL server made again).
+std::string FreshCatalog(const Config& config, const std::string& name) {
+  if (!config.postgres) {
+    const std::string db = config.work + "/" + name + ".db";
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
+    return "sqlite:" + db;
+  }
+  config.postgres->Exec("DROP DATABASE IF EXISTS " + name, "postgres");
+  config.postgres->Exec("CREATE DATABASE " + name, "postgres");
+  return config.postgres->Uri(fathom::testing::PostgresServer::kSuperuser, name);
+}
+
+// The size of the catalog's database, as `fathom catalog status` gives it.
+int64_t CatalogBytes(const std::string& uri) {
+  fathom::catalog::CatalogOptions options;
+  options.uri = uri;
+  options.read_only = true;
+  auto catalog = fathom::catalog::Catalog::Open(options);
+  if (!catalog.ok()) return 0;
+  auto info = (*catalog)->Info();
+  return info.ok() ? info->bytes : 0;
+}
 
 std::vector<std::string> SortedLines(const std::string& text) {
   std::vector<std::string> lines;
@@ -61,10 +90,6 @@ std::vector<std::string> SortedLines(const std::string& text) {
 int64_t FileBytes(const std::string& path) {
   struct stat st {};
   return stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : 0;
-}
-
-void RemoveDatabase(const std::string& db) {
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
 }
 
 // The first directory three levels below `root` (depth first, names sorted), else "".
@@ -94,7 +119,7 @@ bool Check(const TimedRun& run, const std::string& what) {
 
 int TreeFigures(const Config& config) {
   const std::string& tree = config.tree;
-  const std::string db = config.work + "/tree.db";
+  std::string db;
   const std::string format = "%i %s %U %G %T@ %p\n";
   TimedRun listing = fathom::bench::RunTimed({"find", tree, "-printf", "x"}, true);  // also warms the cache
   if (!Check(listing, "find")) return 1;
@@ -104,18 +129,18 @@ int TreeFigures(const Config& config) {
   // The scan, into a fresh catalog each time.
   TimedRun scan;
   for (int r = 0; r < config.repeat; ++r) {
-    RemoveDatabase(db);
-    TimedRun run = fathom::bench::RunTimed({config.fathom, "scan", "-q", "--catalog", "sqlite:" + db, tree});
+    db = FreshCatalog(config, "tree");
+    TimedRun run = fathom::bench::RunTimed({config.fathom, "scan", "-q", "--catalog", db, tree});
     if (!Check(run, "fathom scan")) return 1;
     if (r == 0 || run.seconds < scan.seconds) scan = run;
   }
-  const double bytes = static_cast<double>(FileBytes(db) + FileBytes(db + "-wal"));
+  const double bytes = static_cast<double>(CatalogBytes(db));
   std::printf("%-44s %9s %12s %10s %9s\n", "scan", "seconds", "entries/s", "peer/fathom", "RSS MB");
   auto row = [&](const std::string& tool, const TimedRun& run) {
     std::printf("%-44s %9.3f %12.0f %10.2fx %9.1f\n", tool.c_str(), run.seconds, entries / run.seconds,
                 run.seconds / scan.seconds, static_cast<double>(run.peak_rss_kb) / 1024.0);
   };
-  row("fathom scan (durable SQLite catalog)", scan);
+  row(config.postgres ? "fathom scan (PostgreSQL catalog)" : "fathom scan (durable SQLite catalog)", scan);
   for (const std::string peer : {"find", "bfs"}) {
     if (!fathom::bench::Installed(peer)) {
       std::printf("%-44s not installed (apt-get install %s)\n", peer.c_str(), peer.c_str());
@@ -135,7 +160,7 @@ int TreeFigures(const Config& config) {
     std::vector<std::string> fathom, peer;
   };
   const std::string deep = ThreeLevelsDown(tree);
-  const std::vector<std::string> cat = {"--catalog", "sqlite:" + db};
+  const std::vector<std::string> cat = {"--catalog", db};
   auto find = [&](std::vector<std::string> expr) {
     std::vector<std::string> ours = {config.fathom, "find"};
     ours.insert(ours.end(), cat.begin(), cat.end());
@@ -190,8 +215,12 @@ int SizeFigures(const Config& config) {
   std::vector<Column> columns;
   const std::vector<std::string> names = {"du -s /bench", "du -s /bench/dir-0/dir-0/dir-0", "report --top-users"};
   for (int64_t n : config.sizes) {
-    const std::string db = config.work + "/synthetic-" + std::to_string(n) + ".db";
-    if (FileBytes(db) == 0) {
+    // SQLite catalogs are kept in --work for the next run; a PostgreSQL server is new each run.
+    const std::string name = "synthetic_" + std::to_string(n);
+    const std::string sqlite_file = config.work + "/" + name + ".db";
+    const bool kept = !config.postgres && FileBytes(sqlite_file) > 0;
+    const std::string db = kept ? "sqlite:" + sqlite_file : FreshCatalog(config, name);
+    if (!kept) {
       const auto t0 = std::chrono::steady_clock::now();
       fathom::catalog::CatalogOptions options;
       options.uri = db;
@@ -205,7 +234,7 @@ int SizeFigures(const Config& config) {
                    static_cast<long long>(n),
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
-    const std::vector<std::string> cat = {"--catalog", "sqlite:" + db};
+    const std::vector<std::string> cat = {"--catalog", db};
     const std::vector<std::vector<std::string>> commands = {
         {"du", "-s", "/bench"}, {"du", "-s", "/bench/dir-0/dir-0/dir-0"}, {"report", "--top-users"}};
     Column column{n, {}};
@@ -253,12 +282,19 @@ int main(int argc, char** argv) {
       config.work = argv[++i];
     } else if (a == "--fathom" && i + 1 < argc) {
       config.fathom = argv[++i];
+    } else if (a == "--postgresql") {
+      try {
+        config.postgres = std::make_unique<fathom::testing::PostgresServer>();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "catalog_query_benchmark: cannot start PostgreSQL: %s\n", e.what());
+        return 1;
+      }
     } else if (!a.empty() && a[0] == '/' && config.tree.empty()) {
       config.tree = a;
     } else {
       std::fprintf(stderr,
                    "usage: catalog_query_benchmark [TREE] [--sizes N,N,...] [--repeat R] [--work DIR] "
-                   "[--fathom PATH]\n(TREE an absolute path; --sizes '' for none)\n");
+                   "[--fathom PATH] [--postgresql]\n(TREE an absolute path; --sizes '' for none)\n");
       return 2;
     }
   }

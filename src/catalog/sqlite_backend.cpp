@@ -230,8 +230,7 @@ class SqliteBackend final : public CatalogBackend {
       sql += condition;
       values.push_back(value);
     };
-    FATHOM_ASSIGN_OR_RETURN(const bool owner_index, OwnerIndexPays(sel));
-    if (sel.uid) add(owner_index ? "uid = ?" : "+uid = ?", *sel.uid);  // '+': not through its index
+    if (sel.uid) add("uid = ?", *sel.uid);
     if (sel.gid) add("gid = ?", *sel.gid);
     if (sel.min_size) add("size >= ?", *sel.min_size);
     if (sel.max_size) add("size <= ?", *sel.max_size);
@@ -242,20 +241,6 @@ class SqliteBackend final : public CatalogBackend {
     for (size_t i = 0; i < values.size(); ++i) stmt.BindInt(static_cast<int>(i + 1), values[i]);
     return Rows(stmt, "selecting entries", [&](const Statement& s) { return fn(ReadEntry(s, 0)); });
   }
-  // Whether the owner's index should lead a selection that also bounds the size: SQLite's
-  // planner, without statistics, prefers an equality to a range, though an owner may own most
-  // of a tree and a size range select few; the kept accounting tells how many objects each
-  // leaves.
-  Result<bool> OwnerIndexPays(const Selection& sel) {
-    if (!sel.uid || (!sel.min_size && !sel.max_size)) return true;
-    FATHOM_ASSIGN_OR_RETURN(std::vector<AcctRow> rows, Accounting());
-    Selection owned, sized;
-    owned.uid = sel.uid;
-    sized.min_size = sel.min_size;
-    sized.max_size = sel.max_size;
-    return AccountedUpperBound(rows, owned) <= AccountedUpperBound(rows, sized);
-  }
-
   Status ForEachEntry(const std::function<void(const EntryRow&)>& fn) override {
     FATHOM_ASSIGN_OR_RETURN(
         Statement stmt, db_.Prepare(std::string("SELECT ") + kEntryColumns + " FROM entries", "reading entries"));

@@ -21,8 +21,11 @@ constexpr const char* kSortingCache = "PRAGMA cache_size=-2000";
 // The indexes only queries use: a first scan into an empty catalog drops them and builds
 // them once at its end (sorting is cheaper than keeping them up to date row by row); every
 // writer makes sure they exist, so a first scan killed halfway leaves nothing missing.
+// The owner's index holds the size too, so that a find by owner and size reads only what it
+// prints; it replaced an index of the owner alone (entries_uid, dropped where it is left).
 constexpr const char* kSecondaryIndexes =
-    "CREATE INDEX IF NOT EXISTS entries_uid ON entries(uid);"
+    "DROP INDEX IF EXISTS entries_uid;"
+    "CREATE INDEX IF NOT EXISTS entries_uid_size ON entries(uid, size);"
     "CREATE INDEX IF NOT EXISTS entries_size ON entries(size);"
     "CREATE INDEX IF NOT EXISTS entries_mtime ON entries(mtime);";
 
@@ -139,7 +142,7 @@ Status PrepareWriter(const store::Connection& db) {
 }  // namespace
 
 Status DropSecondaryIndexes(const store::Connection& db) {
-  return db.Exec("DROP INDEX IF EXISTS entries_uid; DROP INDEX IF EXISTS entries_size;"
+  return db.Exec("DROP INDEX IF EXISTS entries_uid_size; DROP INDEX IF EXISTS entries_size;"
                  " DROP INDEX IF EXISTS entries_mtime",
                  "dropping the query indexes for a first scan");
 }

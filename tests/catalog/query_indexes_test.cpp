@@ -19,7 +19,7 @@ using testing::At;
 using testing::DirAttrs;
 using testing::FileAttrs;
 
-const std::vector<std::string> kQueryIndexes = {"entries_mtime", "entries_size", "entries_uid"};
+const std::vector<std::string> kQueryIndexes = {"entries_mtime", "entries_size", "entries_uid_size"};
 
 // The query indexes present in the catalog file, sorted.
 std::vector<std::string> QueryIndexes(const std::string& path) {
@@ -29,7 +29,7 @@ std::vector<std::string> QueryIndexes(const std::string& path) {
   sqlite3_stmt* stmt = nullptr;
   EXPECT_EQ(sqlite3_prepare_v2(db,
                                "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN "
-                               "('entries_uid', 'entries_size', 'entries_mtime') ORDER BY name",
+                               "('entries_uid', 'entries_uid_size', 'entries_size', 'entries_mtime') ORDER BY name",
                                -1, &stmt, nullptr),
             SQLITE_OK);
   while (sqlite3_step(stmt) == SQLITE_ROW) names.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)));
@@ -93,6 +93,35 @@ TEST_F(QueryIndexesTest, AFirstScanThatNeverFinishedLeavesThemToTheNextWriter) {
   EXPECT_TRUE(QueryIndexes(path_).empty());
   auto writer = testing::OpenCatalogOrDie(path_);
   EXPECT_EQ(QueryIndexes(path_), kQueryIndexes);
+}
+
+// The plan SQLite makes for `sql` on the catalog file, its detail lines joined.
+std::string QueryPlan(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, ("EXPLAIN QUERY PLAN " + sql).c_str(), -1, &stmt, nullptr), SQLITE_OK);
+  std::string plan;
+  while (sqlite3_step(stmt) == SQLITE_ROW) plan += reinterpret_cast<const char*>(sqlite3_column_text(stmt, 3));
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return plan;
+}
+
+// A catalog made before the owner's index held the size: the next writer replaces the index.
+TEST_F(QueryIndexesTest, AnOlderOwnerIndexIsReplacedByOneThatHoldsTheSize) {
+  { auto catalog = testing::OpenCatalogOrDie(path_); }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "DROP INDEX entries_uid_size; CREATE INDEX entries_uid ON entries(uid)", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  EXPECT_EQ(QueryIndexes(path_), (std::vector<std::string>{"entries_mtime", "entries_size", "entries_uid"}));
+  auto writer = testing::OpenCatalogOrDie(path_);
+  EXPECT_EQ(QueryIndexes(path_), kQueryIndexes);
+  EXPECT_EQ(QueryPlan(path_, "SELECT id FROM entries WHERE uid = 7 AND size >= 1000"),
+            "SEARCH entries USING COVERING INDEX entries_uid_size (uid=? AND size>?)");
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ constexpr const char* kCreateSchema =
     " fid text, mdt bigint, stripe_count bigint, stripe_size bigint, pool text, osts text,"
     " seen bigint NOT NULL, gen bigint NOT NULL);"
     "CREATE UNIQUE INDEX entries_identity ON entries(dev, ino);"
-    "CREATE INDEX entries_uid ON entries(uid);"
+    "CREATE INDEX entries_uid_size ON entries(uid, size);"
     "CREATE INDEX entries_size ON entries(size);"
     "CREATE INDEX entries_mtime ON entries(mtime);"
     "CREATE TABLE names(parent bigint NOT NULL, name bytea NOT NULL, id bigint NOT NULL,"
