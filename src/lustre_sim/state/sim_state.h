@@ -1,7 +1,8 @@
 // sim_state.h — the persistent state of one emulated Lustre file system.
 //
-// Namespace (every object's FID, type, MDT and hard links), per-MDT changelogs, changelog
-// users, masks and settings, stored in SQLite (WAL) under the state directory so that it
+// Namespace (every object's FID, type, MDT and hard links), regular files' layouts,
+// directories' default layouts, OST pools, per-MDT changelogs, changelog users, masks and
+// settings, stored in SQLite (WAL) under the state directory so that it
 // survives remounts and can be read and cleared by other processes (lfs, lctl, the
 // liblustreapi-compatible library) while the file system is mounted.
 //
@@ -15,6 +16,9 @@
 // Directory placement (DNE): a directory made with an explicit MDT goes there; a child of
 // the root goes to the MDTs round-robin (MDT0, MDT1, ... in creation order); any other
 // directory lives on its parent's MDT. Files, links and nodes live on their parent's MDT.
+// Layouts (sim_state_layout.cpp): a new regular file's layout is its request's fields over
+// the nearest ancestor's default over the file system default (1 stripe of 1 MiB); its OSTs
+// come round-robin from the pool's (or all) OSTs.
 // FIDs: MDT i allocates from sequence 0x200000400 + i * 0x40000000 upward (a new sequence
 // every 0x20000 objects); the root is [0x200000007:0x1:0x0] on MDT0.
 //
