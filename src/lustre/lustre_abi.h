@@ -174,6 +174,57 @@ typedef int (*llapi_path2fid_fn)(const char* path, struct lu_fid* fid);
 typedef int (*llapi_search_fsname_fn)(const char* pathname, char* fsname);
 #define LUSTRE_MAXFSNAME 8
 
+/* Layouts: the lustre.lov / trusted.lov extended attribute of a regular file is a
+ * lov_user_md_v1 (no pool) or lov_user_md_v3 (with a pool name), followed by
+ * lmm_stripe_count lov_user_ost_data_v1 entries, all little-endian on x86. In the xattr
+ * the 16-bit field after lmm_stripe_count is the layout generation (lmm_layout_gen). */
+#define LOV_MAXPOOLNAME 15
+#define LOV_USER_MAGIC_V1 0x0BD10BD0
+#define LOV_USER_MAGIC_V3 0x0BD30BD0
+#define LOV_PATTERN_RAID0 0x001
+#define XATTR_LUSTRE_LOV "lustre.lov"
+
+struct lov_user_ost_data_v1 {
+  uint64_t l_ost_oi_id;   /* struct ost_id: the object's id and sequence */
+  uint64_t l_ost_oi_seq;
+  uint32_t l_ost_gen;
+  uint32_t l_ost_idx;     /* the OST index */
+} __attribute__((packed));
+
+struct lov_user_md_v1 {
+  uint32_t lmm_magic;
+  uint32_t lmm_pattern;
+  uint64_t lmm_oi_id;
+  uint64_t lmm_oi_seq;
+  uint32_t lmm_stripe_size;
+  uint16_t lmm_stripe_count;
+  uint16_t lmm_layout_gen;  /* lmm_stripe_offset in a setstripe request */
+  /* struct lov_user_ost_data_v1 lmm_objects[] follow */
+} __attribute__((packed));
+
+struct lov_user_md_v3 {
+  uint32_t lmm_magic;
+  uint32_t lmm_pattern;
+  uint64_t lmm_oi_id;
+  uint64_t lmm_oi_seq;
+  uint32_t lmm_stripe_size;
+  uint16_t lmm_stripe_count;
+  uint16_t lmm_layout_gen;
+  char lmm_pool_name[LOV_MAXPOOLNAME + 1];
+  /* struct lov_user_ost_data_v1 lmm_objects[] follow */
+} __attribute__((packed));
+
+/* llapi_layout_*: an opaque layout read from a file (lustreapi.h). */
+struct llapi_layout;
+typedef struct llapi_layout* (*llapi_layout_get_by_path_fn)(const char* path, uint32_t flags);
+typedef void (*llapi_layout_free_fn)(struct llapi_layout* layout);
+typedef int (*llapi_layout_stripe_count_get_fn)(const struct llapi_layout* layout, uint64_t* count);
+typedef int (*llapi_layout_stripe_size_get_fn)(const struct llapi_layout* layout, uint64_t* size);
+typedef int (*llapi_layout_pool_name_get_fn)(const struct llapi_layout* layout, char* pool_name,
+                                             size_t pool_name_len);
+typedef int (*llapi_layout_ost_index_get_fn)(const struct llapi_layout* layout, int stripe_number,
+                                             uint64_t* index);
+
 #ifdef __cplusplus
 }
 #endif

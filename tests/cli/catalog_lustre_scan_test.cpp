@@ -1,6 +1,7 @@
 // `fathom scan` of a 4-MDT fathom-lustre-sim mount (a real FUSE mount) through the emulator's
 // liblustreapi: the catalog's Lustre columns hold, for every object, the FID `lfs path2fid`
-// prints and the MDT `lfs getstripe -m` / `lfs getdirstripe -m` print; no layout is read.
+// prints and the MDT `lfs getstripe -m` / `lfs getdirstripe -m` print; regular files have
+// the default layout (catalog_lustre_layout_test covers layouts and pools).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -73,11 +74,17 @@ TEST_F(CatalogLustreScanTest, EveryObjectHasTheFidAndMdtLfsPrints) {
     const std::string mdt = LfsOutput({is_dir ? "getdirstripe" : "getstripe", "-m", m + rel});
     EXPECT_EQ(std::to_string(lustre->mdt_index), mdt);
     mdts_seen.push_back(lustre->mdt_index);
-    // The emulator has no OSTs: no layout is read.
-    EXPECT_EQ(lustre->stripe_count, 0u);
-    EXPECT_EQ(lustre->stripe_size, 0u);
+    // Regular files have the default layout (one 1 MiB stripe); nothing else has one.
+    const bool file = !is_dir && rel != "/on2/link";
+    EXPECT_EQ(lustre->stripe_count, file ? 1u : 0u);
+    EXPECT_EQ(lustre->stripe_size, file ? 1048576u : 0u);
     EXPECT_EQ(lustre->pool, "");
-    EXPECT_TRUE(lustre->osts.empty());
+    if (file) {
+      ASSERT_EQ(lustre->osts.size(), 1u);
+      EXPECT_EQ(std::to_string(lustre->osts[0]), LfsOutput({"getstripe", "-i", m + rel}));
+    } else {
+      EXPECT_TRUE(lustre->osts.empty());
+    }
   }
   // Every MDT is among them (the columns are not all one value).
   for (uint32_t mdt = 0; mdt < 4; ++mdt) {

@@ -136,6 +136,19 @@ Result<Table> EntryInfo(Catalog& catalog, const std::string& path) {
   add("last_mod", DateCell(a.mtime_ns));
   add("last_mdchange", DateCell(a.ctime_ns));
   if (S_ISLNK(a.mode)) add("link", TextCell(a.symlink));
+  if (a.lustre) {
+    const LustreInfo& l = *a.lustre;
+    add("fid", TextCell(l.fid));
+    add("mdt_index", TextCell(std::to_string(l.mdt_index)));
+    if (S_ISREG(a.mode) && l.stripe_count != 0) {
+      add("stripe_count", TextCell(std::to_string(l.stripe_count)));
+      add("stripe_size", TextCell(std::to_string(l.stripe_size)));
+      if (!l.pool.empty()) add("pool", TextCell(l.pool));
+      std::string osts;
+      for (uint32_t ost : l.osts) osts += (osts.empty() ? "" : ",") + std::to_string(ost);
+      add("osts", TextCell(osts));
+    }
+  }
   if (S_ISDIR(a.mode)) {
     FATHOM_ASSIGN_OR_RETURN(Totals totals, catalog.Subtree(node->id));
     add("subtree_count", CountCell(totals.entries()));

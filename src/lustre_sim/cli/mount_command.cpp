@@ -19,6 +19,7 @@ namespace {
 struct MountArgs {
   std::string fsname;
   int mdts = 1;
+  int osts = 4;
   std::string state_dir;
   std::string backing;
   std::string jobid_var = "disable";
@@ -72,6 +73,7 @@ int Serve(const MountArgs& args, ReadySignal* ready) {
   MountConfig config;
   config.sim.fsname = args.fsname;
   config.sim.mdts = args.mdts;
+  config.sim.osts = args.osts;
   config.sim.jobid_var = args.jobid_var;
   config.sim.nid = args.nid;
   config.state_dir = args.state_dir;
@@ -120,6 +122,9 @@ CommandRunner AddMountCommand(CLI::App& app) {
   sub->add_option("--mdts", args->mdts, "Number of MDTs (1-16); must match an existing state")
       ->check(CLI::Range(1, 16))
       ->default_val(1);
+  sub->add_option("--osts", args->osts, "Number of OSTs (1-64); must match an existing state")
+      ->check(CLI::Range(1, 64))
+      ->default_val(4);
   sub->add_option("--state", args->state_dir, "State directory (created if missing)")->required();
   sub->add_option("--backing", args->backing, "Existing directory that holds the files' data")->required();
   sub->add_option("--jobid-var", args->jobid_var,

@@ -38,4 +38,39 @@ Result<MkdirRequest> DecodeMkdirRequest(std::string_view value) {
   return request;
 }
 
+std::string EncodeSetstripeRequest(const SetstripeRequest& request) {
+  const LayoutSpec& l = request.layout;
+  return std::to_string(l.stripe_count) + " " + std::to_string(l.stripe_size) + " " +
+         std::to_string(l.stripe_offset) + " " + (l.pool.empty() ? std::string("-") : l.pool) + " " + request.name;
+}
+
+Result<SetstripeRequest> DecodeSetstripeRequest(std::string_view value) {
+  auto bad = [&](std::string_view why) {
+    return Status::Error("bad setstripe request '" + std::string(value) + "': " + std::string(why));
+  };
+  std::string_view fields[4];
+  std::string_view rest = value;
+  for (auto& field : fields) {
+    size_t sp = rest.find(' ');
+    if (sp == std::string_view::npos) return bad("expected 'COUNT SIZE OFFSET POOL NAME'");
+    field = rest.substr(0, sp);
+    rest.remove_prefix(sp + 1);
+  }
+  SetstripeRequest request;
+  auto number = [](std::string_view text, auto& out) {
+    auto r = std::from_chars(text.data(), text.data() + text.size(), out, 10);
+    return r.ec == std::errc() && r.ptr == text.data() + text.size();
+  };
+  if (!number(fields[0], request.layout.stripe_count)) return bad("stripe count is not a number");
+  if (!number(fields[1], request.layout.stripe_size)) return bad("stripe size is not a number");
+  if (!number(fields[2], request.layout.stripe_offset)) return bad("stripe offset is not a number");
+  if (fields[3] != "-") request.layout.pool = std::string(fields[3]);
+  request.name = std::string(rest);
+  if (request.name.empty() || request.name == "." || request.name == ".." ||
+      request.name.find('/') != std::string::npos || request.name.find('\0') != std::string::npos) {
+    return bad("the name must be one path component");
+  }
+  return request;
+}
+
 }  // namespace fathom::lustre_sim

@@ -7,6 +7,9 @@
 // setxattr call; nothing is stored in the backing directory.
 //   kMkdirXattr on a directory, value "MDT MODE NAME" (decimal MDT, octal mode): creates
 //     NAME in that directory on MDT `MDT` (`lfs mkdir -i`).
+//   kSetstripeXattr on a directory, value "COUNT SIZE OFFSET POOL NAME" (decimal; POOL "-"
+//     for none): creates the regular file NAME there with that layout (`lfs setstripe` on
+//     a path that does not exist), logging CREAT then LYOUT.
 //   kReloadXattr on the mount root, any value: re-reads settings that lctl changed in the
 //     state (jobid_var), so they apply from the next operation on.
 // Value types and pure functions; any thread.
@@ -16,11 +19,13 @@
 #include <string_view>
 
 #include "fathom/status.h"
+#include "lustre_sim/state/sim_state.h"
 
 namespace fathom::lustre_sim {
 
 inline constexpr const char* kMkdirXattr = "lustre.fathom.mkdir";
 inline constexpr const char* kReloadXattr = "lustre.fathom.reload";
+inline constexpr const char* kSetstripeXattr = "lustre.fathom.setstripe";
 
 struct MkdirRequest {
   int mdt = 0;
@@ -31,5 +36,13 @@ struct MkdirRequest {
 std::string EncodeMkdirRequest(const MkdirRequest& request);
 // Rejects a malformed value (bad numbers, empty name, '/' in the name).
 Result<MkdirRequest> DecodeMkdirRequest(std::string_view value);
+
+struct SetstripeRequest {
+  LayoutSpec layout;
+  std::string name;
+};
+
+std::string EncodeSetstripeRequest(const SetstripeRequest& request);
+Result<SetstripeRequest> DecodeSetstripeRequest(std::string_view value);
 
 }  // namespace fathom::lustre_sim

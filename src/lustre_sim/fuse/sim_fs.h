@@ -140,7 +140,11 @@ class SimFs {
                        fuse_entry_param* e);
   // Makes a directory, a node, a symlink (`target`) in the backing dir and the state.
   int MakeObject(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t rdev,
-                 const char* target, std::optional<int> mdt, fuse_entry_param* e);
+                 const char* target, std::optional<int> mdt, fuse_entry_param* e,
+                 const LayoutSpec* layout = nullptr);
+  // A regular file's layout as the lustre.lov xattr carries it (lov_user_md_v1/v3 and its
+  // objects); an errno (ENODATA) when it has none.
+  int LovXattr(const Node& node, std::string& out);
   void LogSetattr(const Caller& caller, const Node& node, uint32_t la_valid);
   void LogRecord(const Caller& caller, uint32_t type, const Node& node, const RecordDetails& details);
   int ControlXattr(fuse_req_t req, const std::shared_ptr<Node>& node, const std::string& name,

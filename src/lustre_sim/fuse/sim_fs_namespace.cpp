@@ -31,7 +31,8 @@ void Chown(int dirfd, const char* name, const Caller& caller) {
 }  // namespace
 
 int SimFs::MakeObject(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t rdev,
-                      const char* target, std::optional<int> mdt, fuse_entry_param* e) {
+                      const char* target, std::optional<int> mdt, fuse_entry_param* e,
+                      const LayoutSpec* layout) {
   auto dir = nodes_.Find(parent);
   if (dir == nullptr) return ESTALE;
   if (std::strlen(name) > LUSTRE_NAME_MAX) return ENAMETOOLONG;
@@ -48,7 +49,7 @@ int SimFs::MakeObject(fuse_req_t req, fuse_ino_t parent, const char* name, mode_
   if (rc != 0) return errno;
   Chown(dir->fd.get(), name, caller);
   ObjectType type = target != nullptr ? ObjectType::kSymlink : TypeOf(mode);
-  auto made = state_->Create(caller, dir->fid, name, type, mdt);
+  auto made = state_->Create(caller, dir->fid, name, type, mdt, layout);
   if (!made.ok()) {
     unlinkat(dir->fd.get(), name, type == ObjectType::kDirectory ? AT_REMOVEDIR : 0);
     return ErrnoOf(made.status());

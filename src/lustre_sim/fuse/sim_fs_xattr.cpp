@@ -4,6 +4,7 @@
 #include <sys/xattr.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -40,7 +41,43 @@ int SimFs::ControlXattr(fuse_req_t req, const std::shared_ptr<Node>& node, const
     if (err == 0) nodes_.Forget(e.ino, 1);
     return err;
   }
+  if (name == kSetstripeXattr) {
+    if (!S_ISDIR(node->type)) return ENOTDIR;
+    auto request = DecodeSetstripeRequest(value);
+    if (!request.ok()) return EINVAL;
+    fuse_entry_param e{};
+    int err = MakeObject(req, node->id, request->name.c_str(), S_IFREG | 0666, 0, nullptr, std::nullopt, &e,
+                         &request->layout);
+    if (err == 0) nodes_.Forget(e.ino, 1);
+    return err;
+  }
   return EOPNOTSUPP;
+}
+
+int SimFs::LovXattr(const Node& node, std::string& out) {
+  if (!S_ISREG(node.type)) return ENODATA;
+  auto layout = state_->GetLayout(node.fid);
+  if (!layout.ok()) return ErrnoOf(layout.status());
+  lov_user_md_v3 header{};
+  header.lmm_magic = layout->pool.empty() ? LOV_USER_MAGIC_V1 : LOV_USER_MAGIC_V3;
+  header.lmm_pattern = LOV_PATTERN_RAID0;
+  header.lmm_oi_id = node.fid.oid;
+  header.lmm_oi_seq = node.fid.seq;
+  header.lmm_stripe_size = static_cast<uint32_t>(layout->stripe_size);
+  header.lmm_stripe_count = static_cast<uint16_t>(layout->osts.size());
+  header.lmm_layout_gen = static_cast<uint16_t>(layout->generation);
+  std::memcpy(header.lmm_pool_name, layout->pool.data(), std::min<size_t>(layout->pool.size(), LOV_MAXPOOLNAME));
+  size_t header_size = layout->pool.empty() ? sizeof(lov_user_md_v1) : sizeof(lov_user_md_v3);
+  out.assign(reinterpret_cast<const char*>(&header), header_size);
+  for (size_t i = 0; i < layout->osts.size(); ++i) {
+    lov_user_ost_data_v1 object{};
+    // The emulator has no OST objects: a made-up object id per stripe.
+    object.l_ost_oi_id = (static_cast<uint64_t>(node.fid.oid) << 8) | i;
+    object.l_ost_oi_seq = 0;
+    object.l_ost_idx = layout->osts[i];
+    out.append(reinterpret_cast<const char*>(&object), sizeof(object));
+  }
+  return 0;
 }
 
 void SimFs::Setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value,
@@ -84,6 +121,25 @@ void ReplyXattr(fuse_req_t req, ssize_t n, size_t size, const std::string& buf) 
 void SimFs::Getxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
   if (IsDotLustre(ino)) {
     fuse_reply_err(req, ENODATA);
+    return;
+  }
+  if (std::strcmp(name, XATTR_LUSTRE_LOV) == 0 || std::strcmp(name, "trusted.lov") == 0) {
+    auto node = nodes_.Find(ino);
+    if (node == nullptr) {
+      fuse_reply_err(req, ESTALE);
+      return;
+    }
+    std::string lov;
+    int err = LovXattr(*node, lov);
+    if (err != 0) {
+      fuse_reply_err(req, err);
+    } else if (size == 0) {
+      fuse_reply_xattr(req, lov.size());
+    } else if (size < lov.size()) {
+      fuse_reply_err(req, ERANGE);
+    } else {
+      fuse_reply_buf(req, lov.data(), lov.size());
+    }
     return;
   }
   auto node = BackingXattrNode(req, ino, name);

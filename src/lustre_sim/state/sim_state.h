@@ -1,7 +1,8 @@
 // sim_state.h — the persistent state of one emulated Lustre file system.
 //
-// Namespace (every object's FID, type, MDT and hard links), per-MDT changelogs, changelog
-// users, masks and settings, stored in SQLite (WAL) under the state directory so that it
+// Namespace (every object's FID, type, MDT and hard links), regular files' layouts,
+// directories' default layouts, OST pools, per-MDT changelogs, changelog users, masks and
+// settings, stored in SQLite (WAL) under the state directory so that it
 // survives remounts and can be read and cleared by other processes (lfs, lctl, the
 // liblustreapi-compatible library) while the file system is mounted.
 //
@@ -15,6 +16,9 @@
 // Directory placement (DNE): a directory made with an explicit MDT goes there; a child of
 // the root goes to the MDTs round-robin (MDT0, MDT1, ... in creation order); any other
 // directory lives on its parent's MDT. Files, links and nodes live on their parent's MDT.
+// Layouts (sim_state_layout.cpp): a new regular file's layout is its request's fields over
+// the nearest ancestor's default over the file system default (1 stripe of 1 MiB); its OSTs
+// come round-robin from the pool's (or all) OSTs.
 // FIDs: MDT i allocates from sequence 0x200000400 + i * 0x40000000 upward (a new sequence
 // every 0x20000 objects); the root is [0x200000007:0x1:0x0] on MDT0.
 //
@@ -45,9 +49,33 @@ using lustre::Fid;
 struct SimConfig {
   std::string fsname;                       // 1-8 characters [A-Za-z0-9_]
   int mdts = 1;                             // 1-16
+  int osts = 4;                             // 1-64 object storage targets
   std::string jobid_var = "disable";        // an environment variable, "procname_uid" or "disable"; Lustre's default
   std::string nid = "0@lo";                 // the client NID put in records
 };
+
+// A file's layout (RAID0): its stripes' OSTs in stripe order; lmm_stripe_offset is osts[0].
+struct Layout {
+  uint32_t stripe_count = 1;
+  uint64_t stripe_size = 1 << 20;
+  std::string pool;               // "" when none
+  std::vector<uint32_t> osts;     // stripe_count OST indexes
+  uint32_t generation = 0;        // lmm_layout_gen
+};
+
+// A directory's default layout, or an `lfs setstripe` request: 0 / -1 / "" fields are
+// unset (Lustre's "use the default": stripe_count 0, stripe_size 0, stripe_offset -1).
+// stripe_count -1 means every OST of the pool (or of the file system).
+struct LayoutSpec {
+  int64_t stripe_count = 0;
+  uint64_t stripe_size = 0;
+  int stripe_offset = -1;
+  std::string pool;
+};
+
+// The file system's default layout (the root's when it has none set): 1 stripe of 1 MiB.
+inline constexpr int64_t kDefaultStripeCount = 1;
+inline constexpr uint64_t kDefaultStripeSize = 1 << 20;
 
 // The process performing an operation, as the client saw it.
 struct Caller {
@@ -106,8 +134,11 @@ class SimState {
   virtual std::vector<std::string> Paths(const Fid& fid) = 0;
 
   // Namespace mutations, each with its record. `mdt` places a directory explicitly.
+  // A regular file gets its layout here: `layout` (lfs setstripe) over the default of the
+  // nearest ancestor directory that has one, over the file system default.
   virtual Result<Entry> Create(const Caller& caller, const Fid& parent, std::string_view name,
-                               ObjectType type, std::optional<int> mdt = std::nullopt) = 0;
+                               ObjectType type, std::optional<int> mdt = std::nullopt,
+                               const LayoutSpec* layout = nullptr) = 0;
   virtual Status Link(const Caller& caller, const Fid& target, const Fid& new_parent,
                       std::string_view name) = 0;
   virtual Status Unlink(const Caller& caller, const Fid& parent, std::string_view name) = 0;
@@ -117,6 +148,23 @@ class SimState {
   // CL_MTIME, CL_CTIME, CL_ATIME) about `target`.
   virtual Status Record(const Caller& caller, uint32_t type, const Fid& target,
                         const RecordDetails& details = {}) = 0;
+
+  // Layouts. A regular file's layout (ENODATA for any other object); a directory's own
+  // default layout (nullopt when it has none); setting one logs LYOUT on the directory's
+  // MDT (an all-unset spec removes it, as `lfs setstripe -d`).
+  virtual Result<Layout> GetLayout(const Fid& fid) = 0;
+  virtual Result<std::optional<LayoutSpec>> GetDirLayout(const Fid& dir) = 0;
+  virtual Status SetDirLayout(const Caller& caller, const Fid& dir, const LayoutSpec& spec) = 0;
+
+  // OST pools (names without the fsname). Errors: EEXIST, ENOENT, ENOTEMPTY (destroying a
+  // pool with members), EINVAL (bad name or OST index), EEXIST/ENOENT for a member.
+  virtual Status PoolNew(std::string_view pool) = 0;
+  virtual Status PoolDestroy(std::string_view pool) = 0;
+  virtual Status PoolAdd(std::string_view pool, uint32_t ost) = 0;
+  virtual Status PoolRemove(std::string_view pool, uint32_t ost) = 0;
+  virtual Result<std::vector<std::string>> Pools() = 0;
+  // The pool's OSTs in index order.
+  virtual Result<std::vector<uint32_t>> PoolOsts(std::string_view pool) = 0;
 
   // Changelogs; `mdt` is the MDT index.
   virtual Result<std::string> RegisterUser(int mdt, uint64_t mask = CHANGELOG_DEFMASK) = 0;

@@ -32,12 +32,22 @@ class SimStateImpl final : public SimState {
   std::vector<std::string> Paths(const Fid& fid) override;
 
   Result<Entry> Create(const Caller& caller, const Fid& parent, std::string_view name, ObjectType type,
-                       std::optional<int> mdt) override;
+                       std::optional<int> mdt, const LayoutSpec* layout) override;
   Status Link(const Caller& caller, const Fid& target, const Fid& new_parent, std::string_view name) override;
   Status Unlink(const Caller& caller, const Fid& parent, std::string_view name) override;
   Status Rename(const Caller& caller, const Fid& src_parent, std::string_view src_name, const Fid& dst_parent,
                 std::string_view dst_name) override;
   Status Record(const Caller& caller, uint32_t type, const Fid& target, const RecordDetails& details) override;
+
+  Result<Layout> GetLayout(const Fid& fid) override;
+  Result<std::optional<LayoutSpec>> GetDirLayout(const Fid& dir) override;
+  Status SetDirLayout(const Caller& caller, const Fid& dir, const LayoutSpec& spec) override;
+  Status PoolNew(std::string_view pool) override;
+  Status PoolDestroy(std::string_view pool) override;
+  Status PoolAdd(std::string_view pool, uint32_t ost) override;
+  Status PoolRemove(std::string_view pool, uint32_t ost) override;
+  Result<std::vector<std::string>> Pools() override;
+  Result<std::vector<uint32_t>> PoolOsts(std::string_view pool) override;
 
   Result<std::string> RegisterUser(int mdt, uint64_t mask) override;
   Status DeregisterUser(int mdt, std::string_view user) override;
@@ -70,6 +80,7 @@ class SimStateImpl final : public SimState {
     SimStmt insert_record, read_records, purge_records, purge_all;
     SimStmt save_mdt, set_meta, max_index;
     SimStmt users_of, insert_user, delete_user, set_cleared, get_user;
+    SimStmt get_layout, insert_layout, get_dir_layout, pool_osts, pool_exists;
   };
 
   SimStateImpl(std::string dir, SimDb db) : dir_(std::move(dir)), db_(std::move(db)) {}
@@ -102,6 +113,11 @@ class SimStateImpl final : public SimState {
   Status SaveDirtyCounters();
   Result<std::pair<int64_t, uint64_t>> FindUser(int mdt, std::string_view user);  // id, cleared
   Status PurgeCleared(int mdt);
+  // Layouts (sim_state_layout.cpp), inside a transaction.
+  Result<std::optional<LayoutSpec>> FindDirLayout(const Fid& dir);
+  Result<std::vector<uint32_t>> FindPoolOsts(std::string_view pool);
+  Result<bool> PoolExists(std::string_view pool);
+  Status AssignLayout(const Fid& file, const Fid& parent, const LayoutSpec* request);
 
   std::mutex mu_;
   std::string dir_;
@@ -111,6 +127,7 @@ class SimStateImpl final : public SimState {
   std::vector<MdtCounters> mdts_;
   uint64_t round_robin_ = 0;
   bool round_robin_dirty_ = false;
+  uint64_t ost_round_robin_ = 0;   // the next first OST (index into the candidate list)
   std::optional<GeneratedLog> generated_;
   int64_t data_version_ = -1;
 };

@@ -203,7 +203,7 @@ std::vector<std::string> SimStateImpl::Paths(const Fid& fid) {
 }
 
 Result<Entry> SimStateImpl::Create(const Caller& caller, const Fid& parent, std::string_view name, ObjectType type,
-                                   std::optional<int> mdt) {
+                                   std::optional<int> mdt, const LayoutSpec* layout) {
   std::lock_guard lock(mu_);
   FATHOM_RETURN_IF_ERROR(ValidateName(name));
   Entry created;
@@ -240,12 +240,20 @@ Result<Entry> SimStateImpl::Create(const Caller& caller, const Fid& parent, std:
     st_.insert_link.Bind(3, fid);
     FATHOM_RETURN_IF_ERROR(db_.Run(st_.insert_link));
     if (type == ObjectType::kDirectory) FATHOM_RETURN_IF_ERROR(SetNlink(parent, dir.nlink + 1));
+    if (type == ObjectType::kFile) FATHOM_RETURN_IF_ERROR(AssignLayout(fid, parent, layout));
     ChangelogRecord record;
     record.type = CreateRecordType(type);
     record.tfid = fid;
     record.pfid = parent;
     record.name = std::string(name);
-    return Append(dir.mdt, record, caller);
+    FATHOM_RETURN_IF_ERROR(Append(dir.mdt, record, caller));
+    if (type != ObjectType::kFile || layout == nullptr) return Status::Ok();
+    // lfs setstripe creates the file without objects (O_LOV_DELAY_CREATE), then sets its
+    // layout: the MDT logs that as LYOUT.
+    ChangelogRecord lyout;
+    lyout.type = CL_LAYOUT;
+    lyout.tfid = fid;
+    return Append(target_mdt, lyout, caller);
   });
   if (!status.ok()) return status;
   return created;

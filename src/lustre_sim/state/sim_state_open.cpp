@@ -34,6 +34,19 @@ CREATE TABLE IF NOT EXISTS records(mdt INTEGER NOT NULL, idx INTEGER NOT NULL, t
                                    extra INTEGER NOT NULL, uid INTEGER NOT NULL, gid INTEGER NOT NULL,
                                    nid TEXT, open_flags INTEGER NOT NULL, xattr TEXT,
                                    PRIMARY KEY(mdt, idx)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS layouts(fid BLOB PRIMARY KEY, stripe_count INTEGER NOT NULL,
+                                   stripe_size INTEGER NOT NULL, pool TEXT NOT NULL, osts TEXT NOT NULL,
+                                   gen INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS dir_layouts(fid BLOB PRIMARY KEY, stripe_count INTEGER NOT NULL,
+                                       stripe_size INTEGER NOT NULL, stripe_offset INTEGER NOT NULL,
+                                       pool TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS pools(name TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS pool_osts(name TEXT NOT NULL, ost INTEGER NOT NULL,
+                                     PRIMARY KEY(name, ost)) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS objects_drop_layout AFTER DELETE ON objects BEGIN
+  DELETE FROM layouts WHERE fid = old.fid;
+  DELETE FROM dir_layouts WHERE fid = old.fid;
+END;
 )sql";
 
 bool ValidFsname(std::string_view name) {
@@ -52,6 +65,9 @@ Status ValidateConfig(const SimConfig& config) {
   }
   if (config.mdts < 1 || config.mdts > 16) {
     return ErrnoStatus(EINVAL, "invalid MDT count " + std::to_string(config.mdts) + ": use 1 to 16");
+  }
+  if (config.osts < 1 || config.osts > 64) {
+    return ErrnoStatus(EINVAL, "invalid OST count " + std::to_string(config.osts) + ": use 1 to 64");
   }
   return Status::Ok();
 }
@@ -128,6 +144,16 @@ Status SimStateImpl::InitSchema(const SimConfig* create) {
                                        std::to_string(create->mdts) +
                                        ": use matching --fsname/--mdts or another --state directory");
       }
+      // States made before OSTs were modelled have the default count.
+      FATHOM_ASSIGN_OR_RETURN(SimStmt osts, db_.Prepare("SELECT value FROM meta WHERE key = 'osts'"));
+      FATHOM_ASSIGN_OR_RETURN(bool has_osts, db_.Step(osts));
+      int ost_count = has_osts ? std::atoi(osts.Text(0).c_str()) : SimConfig{}.osts;
+      osts.Reset();
+      if (ost_count != create->osts) {
+        return ErrnoStatus(EINVAL, "state directory " + dir_ + " holds file system '" + fsname + "' with " +
+                                       std::to_string(ost_count) + " OST(s), not " +
+                                       std::to_string(create->osts) + ": use a matching --osts or another --state directory");
+      }
       FATHOM_ASSIGN_OR_RETURN(SimStmt set_nid, db_.Prepare("UPDATE meta SET value = ? WHERE key = 'nid'"));
       set_nid.Bind(1, create->nid);
       return db_.Run(set_nid);
@@ -139,7 +165,8 @@ Status SimStateImpl::InitSchema(const SimConfig* create) {
     FATHOM_ASSIGN_OR_RETURN(SimStmt meta, db_.Prepare("INSERT INTO meta(key, value) VALUES(?, ?)"));
     const std::pair<const char*, std::string> settings[] = {
         {"fsname", create->fsname}, {"mdts", std::to_string(create->mdts)}, {"jobid_var", create->jobid_var},
-        {"nid", create->nid},       {"round_robin", "0"},                   {"schema", "1"}};
+        {"nid", create->nid},       {"round_robin", "0"},                   {"schema", "1"},
+        {"osts", std::to_string(create->osts)}};
     for (const auto& [key, value] : settings) {
       meta.Bind(1, key);
       meta.Bind(2, value);
@@ -202,6 +229,12 @@ Status SimStateImpl::Prepare() {
       {&st_.delete_user, "DELETE FROM users WHERE mdt = ? AND id = ?"},
       {&st_.set_cleared, "UPDATE users SET cleared = ? WHERE mdt = ? AND id = ?"},
       {&st_.get_user, "SELECT cleared FROM users WHERE mdt = ? AND id = ?"},
+      {&st_.get_layout, "SELECT stripe_count, stripe_size, pool, osts, gen FROM layouts WHERE fid = ?"},
+      {&st_.insert_layout,
+       "INSERT OR REPLACE INTO layouts(fid, stripe_count, stripe_size, pool, osts, gen) VALUES(?, ?, ?, ?, ?, ?)"},
+      {&st_.get_dir_layout, "SELECT stripe_count, stripe_size, stripe_offset, pool FROM dir_layouts WHERE fid = ?"},
+      {&st_.pool_osts, "SELECT ost FROM pool_osts WHERE name = ? ORDER BY ost"},
+      {&st_.pool_exists, "SELECT 1 FROM pools WHERE name = ?"},
   };
   for (const Item& item : items) {
     FATHOM_ASSIGN_OR_RETURN(*item.stmt, db_.Prepare(item.sql));
@@ -229,7 +262,9 @@ Status SimStateImpl::LoadCaches() {
     else if (key == "mdts") config_.mdts = std::atoi(value.c_str());
     else if (key == "jobid_var") config_.jobid_var = value;
     else if (key == "nid") config_.nid = value;
+    else if (key == "osts") config_.osts = std::atoi(value.c_str());
     else if (key == "round_robin") round_robin_ = std::strtoull(value.c_str(), nullptr, 10);
+    else if (key == "ost_round_robin") ost_round_robin_ = std::strtoull(value.c_str(), nullptr, 10);
     else if (key == "generated_records") {
       if (!generated) generated.emplace();
       generated->records = std::strtoull(value.c_str(), nullptr, 10);

@@ -2,6 +2,7 @@
 // changelog masks, jobid_var).
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "lustre_sim/tools/lctl_commands.h"
 #include "lustre_sim/tools/lfs_commands.h"
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
   }
   if (argc <= first) {
     fprintf(stdout, "usage: lctl [--device DEVICE] COMMAND [ARGS...]\n"
-                    "commands: changelog_register changelog_deregister get_param set_param\n");
+                    "commands: changelog_register changelog_deregister get_param set_param\n"
+                    "          pool_new pool_add pool_remove pool_destroy pool_list\n");
     return 0;
   }
   const char* cmd = argv[first];
@@ -72,6 +74,28 @@ int main(int argc, char** argv) {
   }
   if (std::strcmp(cmd, "get_param") == 0) return Finish(tools::LctlGetParam(sub_argc, sub_argv), kGetParamHelp);
   if (std::strcmp(cmd, "set_param") == 0) return Finish(tools::LctlSetParam(sub_argc, sub_argv), kSetParamHelp);
+  static const struct {
+    const char* name;
+    int (*run)(int, char**);
+    const char* help;
+  } kPoolCommands[] = {
+      {"pool_new", tools::LctlPoolNew, "add a new pool\nusage: pool_new [--nowait|-n] <fsname>.<poolname>"},
+      {"pool_add", tools::LctlPoolAdd,
+       "add the named OSTs to the pool\nusage: pool_add [--nowait|-n] <fsname>.<poolname> <ostname indexed list>"},
+      {"pool_remove", tools::LctlPoolRemove,
+       "remove the named OST from the pool\nusage: pool_remove [--nowait|-n] <fsname>.<poolname> <ostname indexed list>"},
+      {"pool_destroy", tools::LctlPoolDestroy,
+       "destroy a pool\nusage: pool_destroy [--nowait|-n] <fsname>.<poolname>"},
+      {"pool_list", tools::LctlPoolList,
+       "list pools and pools members\nusage: pool_list  <fsname>[.<poolname>] | <pathname>"},
+  };
+  for (const auto& pool : kPoolCommands) {
+    if (std::strcmp(cmd, pool.name) != 0) continue;
+    // --nowait/-n: there is no configuration log to wait for here.
+    std::vector<char*> args(sub_argv, sub_argv + sub_argc);
+    std::erase_if(args, [](char* a) { return std::strcmp(a, "-n") == 0 || std::strcmp(a, "--nowait") == 0; });
+    return Finish(pool.run(static_cast<int>(args.size()), args.data()), pool.help);
+  }
   fprintf(stderr, "lctl: '%s' is not a valid command. See 'lctl --list-commands'.\n", cmd);
   return 1;
 }

@@ -14,5 +14,6 @@ int LfsPath2fid(int argc, char** argv);
 int LfsMkdir(int argc, char** argv);
 int LfsGetdirstripe(int argc, char** argv);
 int LfsGetstripe(int argc, char** argv);
+int LfsSetstripe(int argc, char** argv);
 
 }  // namespace fathom::lustre_sim::tools

@@ -1,4 +1,4 @@
-// lfs mkdir (setdirstripe) -i, lfs getdirstripe -m, lfs getstripe -m.
+// lfs mkdir (setdirstripe) -i, lfs getdirstripe -m.
 #include <getopt.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -128,22 +128,6 @@ int LfsGetdirstripe(int argc, char** argv) {
   }
   if (optind == argc) return kCmdHelp;
   return PrintMdtIndexes("getdirstripe", argc, argv, optind);
-}
-
-int LfsGetstripe(int argc, char** argv) {
-  static const option kLong[] = {{"mdt-index", no_argument, nullptr, 'm'},
-                                 {"mdt", no_argument, nullptr, 'm'},
-                                 {nullptr, 0, nullptr, 0}};
-  optind = 0;
-  int c;
-  while ((c = getopt_long(argc, argv, "m", kLong, nullptr)) != -1) {
-    if (c != 'm') {
-      fprintf(stderr, "lfs getstripe: unrecognized option '%s'\n", argv[optind - 1]);
-      return kCmdHelp;
-    }
-  }
-  if (optind == argc) return kCmdHelp;
-  return PrintMdtIndexes("getstripe", argc, argv, optind);
 }
 
 }  // namespace fathom::lustre_sim::tools

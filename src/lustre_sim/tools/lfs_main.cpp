@@ -36,8 +36,16 @@ const Command kCommands[] = {
      "usage: setdirstripe [--mdt-index|-i MDT_INDEX] [--mode|-o MODE] <directory>"},
     {"getdirstripe", fathom::lustre_sim::tools::LfsGetdirstripe,
      "To list the layout pattern info for a given directory.\nusage: getdirstripe [--mdt-index|-m|-i] <dir> ..."},
+    {"setstripe", fathom::lustre_sim::tools::LfsSetstripe,
+     "To create a file with specified striping/composite layout, or\n"
+     "set the default layout on an existing directory.\n"
+     "usage: setstripe [--stripe-count|-c STRIPE_COUNT] [--stripe-index|-i START_OST_IDX]\n"
+     "                 [--stripe-size|-S STRIPE_SIZE] [--pool|-p POOL_NAME] FILENAME|DIRECTORY\n"
+     "       setstripe -d DIRECTORY"},
     {"getstripe", fathom::lustre_sim::tools::LfsGetstripe,
-     "To list the layout pattern for a given file.\nusage: getstripe [--mdt-index|-m|--mdt] <file> ..."},
+     "To list the layout pattern for a given file or files in a directory.\n"
+     "usage: getstripe [--stripe-count|-c] [--stripe-index|-i] [--stripe-size|-S] [--pool|-p]\n"
+     "                 [--mdt-index|-m] [--directory|-d] <directory|filename> ..."},
 };
 
 }  // namespace

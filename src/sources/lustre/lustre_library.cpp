@@ -67,6 +67,25 @@ Status LustreLibrary::Bind() {
   get_obd_count = reinterpret_cast<decltype(get_obd_count)>(dlsym(handle_, "llapi_get_obd_count"));
   get_mdt_index_by_fid =
       reinterpret_cast<decltype(get_mdt_index_by_fid)>(dlsym(handle_, "llapi_get_mdt_index_by_fid"));
+  layout_get_by_path = reinterpret_cast<decltype(layout_get_by_path)>(dlsym(handle_, "llapi_layout_get_by_path"));
+  layout_free = reinterpret_cast<decltype(layout_free)>(dlsym(handle_, "llapi_layout_free"));
+  layout_stripe_count_get =
+      reinterpret_cast<decltype(layout_stripe_count_get)>(dlsym(handle_, "llapi_layout_stripe_count_get"));
+  layout_stripe_size_get =
+      reinterpret_cast<decltype(layout_stripe_size_get)>(dlsym(handle_, "llapi_layout_stripe_size_get"));
+  layout_pool_name_get =
+      reinterpret_cast<decltype(layout_pool_name_get)>(dlsym(handle_, "llapi_layout_pool_name_get"));
+  layout_ost_index_get =
+      reinterpret_cast<decltype(layout_ost_index_get)>(dlsym(handle_, "llapi_layout_ost_index_get"));
+  if (layout_get_by_path == nullptr || layout_free == nullptr || layout_stripe_count_get == nullptr ||
+      layout_stripe_size_get == nullptr || layout_pool_name_get == nullptr || layout_ost_index_get == nullptr) {
+    layout_get_by_path = nullptr;
+    layout_free = nullptr;
+    layout_stripe_count_get = nullptr;
+    layout_stripe_size_get = nullptr;
+    layout_pool_name_get = nullptr;
+    layout_ost_index_get = nullptr;
+  }
   if (!missing.empty()) {
     return Status::Error(name_ + " lacks " + missing +
                          ": it is not a liblustreapi with Lustre's changelog API; pass "
@@ -112,6 +131,27 @@ Result<int> LustreLibrary::MdtCount(const std::string& mount) const {
   const int rc = get_obd_count(mnt.data(), &count, 1);
   if (rc < 0) return ErrnoStatus(rc, "llapi_get_obd_count " + mount);
   return count;
+}
+
+Result<LustreLibrary::FileLayout> LustreLibrary::Layout(const std::string& path) const {
+  if (layout_get_by_path == nullptr) return Status::Error(name_ + " lacks the llapi_layout_* calls");
+  llapi_layout* layout = layout_get_by_path(path.c_str(), 0);
+  if (layout == nullptr) return ErrnoStatus(-errno, "llapi_layout_get_by_path " + path);
+  std::unique_ptr<llapi_layout, llapi_layout_free_fn> owned(layout, layout_free);
+  FileLayout out;
+  char pool[LOV_MAXPOOLNAME + 1] = {};
+  if (layout_stripe_count_get(layout, &out.stripe_count) != 0 ||
+      layout_stripe_size_get(layout, &out.stripe_size) != 0 ||
+      layout_pool_name_get(layout, pool, sizeof(pool)) != 0) {
+    return ErrnoStatus(-errno, "llapi_layout_* " + path);
+  }
+  out.pool = pool;
+  for (uint64_t i = 0; i < out.stripe_count; ++i) {
+    uint64_t ost = 0;
+    if (layout_ost_index_get(layout, static_cast<int>(i), &ost) != 0) break;  // not instantiated yet
+    out.osts.push_back(static_cast<uint32_t>(ost));
+  }
+  return out;
 }
 
 Result<int> LustreLibrary::MdtIndex(int fd, const lustre::Fid& fid) const {

@@ -49,6 +49,16 @@ class LustreLibrary {
   // fails.
   Result<int> MdtIndex(int fd, const lustre::Fid& fid) const;
 
+  // A regular file's RAID0 layout, through llapi_layout_get_by_path and its getters.
+  struct FileLayout {
+    uint64_t stripe_count = 0;
+    uint64_t stripe_size = 0;
+    std::string pool;                 // "" when none
+    std::vector<uint32_t> osts;       // the stripes' OST indexes, in stripe order
+  };
+  // An error when the library lacks the layout calls (they are optional) or they fail.
+  Result<FileLayout> Layout(const std::string& path) const;
+
   llapi_changelog_start_fn changelog_start = nullptr;
   llapi_changelog_fini_fn changelog_fini = nullptr;
   llapi_changelog_recv_fn changelog_recv = nullptr;
@@ -64,6 +74,13 @@ class LustreLibrary {
   int (*get_mdt_index_by_fid)(int fd, const lu_fid* fid, int* mdt_index) = nullptr;
   // llapi_changelog_in_buf(priv): 1 when records read from the device are still buffered.
   int (*changelog_in_buf)(void* priv) = nullptr;
+  // Optional layout calls: all bound, or all nullptr.
+  llapi_layout_get_by_path_fn layout_get_by_path = nullptr;
+  llapi_layout_free_fn layout_free = nullptr;
+  llapi_layout_stripe_count_get_fn layout_stripe_count_get = nullptr;
+  llapi_layout_stripe_size_get_fn layout_stripe_size_get = nullptr;
+  llapi_layout_pool_name_get_fn layout_pool_name_get = nullptr;
+  llapi_layout_ost_index_get_fn layout_ost_index_get = nullptr;
 
  private:
   LustreLibrary(void* handle, std::string name) : handle_(handle), name_(std::move(name)) {}

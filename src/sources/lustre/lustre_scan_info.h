@@ -1,7 +1,8 @@
 // lustre_scan_info.h — Lustre's view of the objects a scan reads, for the catalog's Lustre
-// columns, through liblustreapi: the FID (llapi_path2fid) and the MDT holding it
-// (llapi_get_mdt_index_by_fid, optional in the library). Layouts (stripe count and size,
-// pool, OST indexes) are not read: those columns stay empty.
+// columns, through liblustreapi: the FID (llapi_path2fid), the MDT holding it
+// (llapi_get_mdt_index_by_fid) and, for a regular file, its layout: stripe count and size,
+// pool and the OST index of each stripe (llapi_layout_get_by_path and its getters). The
+// MDT and layout calls are optional in the library; without them those columns stay empty.
 //
 // Thread-safe (the library's calls are); used by the scanner's workers.
 #pragma once
@@ -17,7 +18,7 @@ namespace fathom::lustre_source {
 bool OnLustre(const LustreLibrary& lib, const std::string& path);
 
 // Fills `attrs.lustre` for the object at `path` (`dirfd`: a descriptor on the same file
-// system, for the MDT query); leaves `attrs` as they are when the library cannot say (not
+// system, for the MDT query; `attrs.mode` must be set, it tells a regular file); leaves `attrs` as they are when the library cannot say (not
 // Lustre, gone since it was listed).
 void DescribeLustreObject(const LustreLibrary& lib, int dirfd, const std::string& path, catalog::Attrs& attrs);
 

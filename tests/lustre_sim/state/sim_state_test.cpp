@@ -348,5 +348,50 @@ TEST(SimStateTest, ThousandsOfOperationsLogExactlyOneRecordEachInOrder) {
   for (size_t i = 1; i < records.size(); ++i) ASSERT_EQ(records[i].type, cycle[(i - 1) % 4]) << i;
 }
 
+TEST(SimStateTest, LayoutsFollowPoolsAndDefaultsAndGoWithTheLastLink) {
+  testing::TempDir tmp;
+  auto state = MustOpen(tmp.path());
+  EXPECT_EQ(state->config().osts, 4);
+  ASSERT_TRUE(state->PoolNew("even").ok());
+  ASSERT_TRUE(state->PoolAdd("even", 0).ok());
+  ASSERT_TRUE(state->PoolAdd("even", 2).ok());
+  EXPECT_EQ(StatusErrno(state->PoolAdd("even", 4)), EINVAL);  // no OST 4
+  EXPECT_EQ(StatusErrno(state->PoolNew("bad.name")), EINVAL);
+  auto dir = state->Create(Alice(), kRootFid, "d", ObjectType::kDirectory);
+  ASSERT_TRUE(dir.ok());
+  LayoutSpec spec;
+  spec.stripe_count = -1;
+  spec.pool = "even";
+  ASSERT_TRUE(state->SetDirLayout(Alice(), dir->fid, spec).ok());
+  auto sub = state->Create(Alice(), dir->fid, "sub", ObjectType::kDirectory);
+  auto file = state->Create(Alice(), sub->fid, "f", ObjectType::kFile);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  auto layout = state->GetLayout(file->fid);
+  ASSERT_TRUE(layout.ok());
+  EXPECT_EQ(layout->stripe_count, 2u);
+  EXPECT_EQ(layout->stripe_size, kDefaultStripeSize);
+  EXPECT_EQ(layout->pool, "even");
+  EXPECT_EQ(layout->osts, (std::vector<uint32_t>{0, 2}));
+  EXPECT_EQ(StatusErrno(state->GetLayout(dir->fid).status()), ENODATA);
+  EXPECT_EQ(StatusErrno(state->PoolDestroy("even")), ENOTEMPTY);
+  // The layout goes with the file's last link.
+  ASSERT_TRUE(state->Unlink(Alice(), sub->fid, "f").ok());
+  EXPECT_EQ(StatusErrno(state->GetLayout(file->fid).status()), ENODATA);
+  // Reopened: the OST count, pools and defaults are kept.
+  state.reset();
+  state = MustOpen(tmp.path());
+  EXPECT_EQ(state->config().osts, 4);
+  auto members = state->PoolOsts("even");
+  ASSERT_TRUE(members.ok());
+  EXPECT_EQ(*members, (std::vector<uint32_t>{0, 2}));
+  auto kept = state->GetDirLayout(dir->fid);
+  ASSERT_TRUE(kept.ok() && kept->has_value());
+  EXPECT_EQ((*kept)->pool, "even");
+  SimConfig other;
+  other.fsname = "testfs";
+  other.osts = 8;
+  EXPECT_EQ(StatusErrno(SimState::CreateOrOpen(tmp.path(), other).status()), EINVAL);
+}
+
 }  // namespace
 }  // namespace fathom::lustre_sim
