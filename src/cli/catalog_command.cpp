@@ -21,6 +21,7 @@
 #include "cli/commands.h"
 #include "cli/signal_waiter.h"
 #include "fathom/store.h"
+#include "sources/lustre/lustre_scan_info.h"
 
 namespace fathom::cli {
 namespace {
@@ -39,6 +40,7 @@ struct CatalogCommandArgs {
   uint64_t max_count = 0;
   double timeout = 0;
   unsigned threads = 0;
+  std::string lustre_library;
   // check
   bool recount = false;
   bool repair = false;
@@ -94,14 +96,21 @@ int RunFollow(const CatalogCommandArgs& a) {
     feed_ptr->Stop();
   });
 
+  // Lustre's view (FID, MDT, layout) of what is read below the catalog's roots on Lustre.
+  auto info = catalog.value()->Info();
+  if (!info.ok()) return Fail("catalog follow", info.status().message(), kExitFailure);
+  auto lustre = lustre_source::LustreView::ForRoots(a.lustre_library, info.value().roots);
+  if (!lustre.ok()) return Fail("catalog follow", lustre.status().message(), kExitFailure);
   catalog::CatalogScanOptions scan_options;
   scan_options.scan.threads = a.threads;
+  scan_options.scan.describe = lustre_source::DescribeHook(*lustre);
   auto rescan = [&](std::vector<std::string> roots) -> Status {
     spdlog::info("catalog: scanning {}", roots.size() == 1 ? roots[0] : "every root");
     return catalog::ScanIntoCatalog(*catalog.value(), roots, scan_options, {}, stop).status();
   };
   catalog::EventApplier applier(*catalog.value(), a.name,
-                                [&](std::string_view path) { return rescan({std::string(path)}); });
+                                [&](std::string_view path) { return rescan({std::string(path)}); },
+                                lustre_source::DescribeHook(*lustre));
   catalog::FollowLimits limits;
   limits.max_batch = a.batch;
   limits.max_events = a.max_count;
@@ -254,6 +263,10 @@ CommandRunner AddCatalogCommand(CLI::App& app) {
   follow->add_flag("--until-idle", args->until_idle,
                    "Stop once every event the stream holds is applied");
   follow->add_option("--threads", args->threads, "Directories read at once by rescans");
+  follow->add_option("--lustre-library", args->lustre_library,
+                     "liblustreapi to read the FID, MDT and layout of what is read on Lustre with "
+                     "(default: the system's liblustreapi.so.1, when there is one)")
+      ->type_name("PATH");
   AddLimitOptions(*follow, args->max_count, args->timeout);
   AddConnectionOptions(*follow, args->keys, args->bus_options, "consumer");
 

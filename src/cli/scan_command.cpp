@@ -45,17 +45,10 @@ int RunScan(const ScanArgs& args) {
   }
   auto catalog = OpenCatalog(args.catalog, /*read_only=*/false);
   if (!catalog.ok()) return Fail("scan", catalog.status().message(), kExitFailure);
-  // Lustre's columns (FID, MDT) for the trees on a Lustre file system, when liblustreapi is
-  // there (the one asked for must be).
-  std::shared_ptr<lustre_source::LustreLibrary> lustre;
-  if (auto loaded = lustre_source::LustreLibrary::Load(args.lustre_library); loaded.ok()) {
-    lustre = std::move(loaded).value();
-  } else if (!args.lustre_library.empty()) {
-    return Fail("scan", loaded.status().message(), kExitFailure);
-  }
-  const bool on_lustre =
-      lustre && std::any_of(roots.begin(), roots.end(),
-                            [&](const std::string& root) { return lustre_source::OnLustre(*lustre, root); });
+  // Lustre's columns (FID, MDT, layout) for the trees on a Lustre file system, when
+  // liblustreapi is there (the one asked for must be).
+  auto lustre = lustre_source::LustreView::ForRoots(args.lustre_library, roots);
+  if (!lustre.ok()) return Fail("scan", lustre.status().message(), kExitFailure);
 
   std::atomic<bool> stop{false};
   SignalWaiter signals([&](int) { stop = true; });
@@ -64,11 +57,7 @@ int RunScan(const ScanArgs& args) {
   catalog::CatalogScanOptions options;
   options.scan.threads = args.threads;
   options.scan.cross_devices = args.cross_mounts;
-  if (on_lustre) {
-    options.scan.describe = [lustre](int dirfd, const std::string& path, catalog::Attrs& attrs) {
-      lustre_source::DescribeLustreObject(*lustre, dirfd, path, attrs);
-    };
-  }
+  options.scan.describe = lustre_source::DescribeHook(*lustre);
   options.resume = args.resume;
   catalog::CatalogScanCallbacks callbacks;
   if (terminal) {
@@ -137,8 +126,8 @@ CommandRunner AddScanCommand(CLI::App& app) {
                 "Also scan the file systems mounted below the given directories");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress line and no summary");
   cmd->add_option("--lustre-library", args->lustre_library,
-                  "liblustreapi to read the FID and MDT of objects on Lustre with (default: the "
-                  "system's liblustreapi.so.1, when there is one)")
+                  "liblustreapi to read the FID, MDT and layout of objects on Lustre with "
+                  "(default: the system's liblustreapi.so.1, when there is one)")
       ->type_name("PATH");
   return [args] { return RunScan(*args); };
 }

@@ -429,6 +429,49 @@ TEST_F(CatalogLustreFollowTest, FileRenamedOnAnotherMdtThenWrittenIsUpdatedThrou
   FollowAndExpectNoDrift();
 }
 
+// Objects made after the scan get Lustre's view from the follower too (it loads the Lustre
+// library as the scan does): the FID and MDT lfs prints, and a file's layout (here one
+// striped over a pool by its directory's default), so find -fid/-mdt/-pool/-ost see them.
+TEST_F(CatalogLustreFollowTest, ObjectsMadeAfterTheScanGetTheirFidMdtAndLayout) {
+  const std::string m = fs_.mount();
+  const std::string lctl = std::string(FATHOM_BUILD_DIR) + "/lustre/lctl";
+  ASSERT_EQ(fathom::testing::Run({lctl, "pool_new", "simfs.fast"}).exit_code, 0);
+  ASSERT_EQ(fathom::testing::Run({lctl, "pool_add", "simfs.fast", "simfs-OST[0002-0003]"}).exit_code, 0);
+  ASSERT_TRUE(LfsMkdir(m + "/on1", 1));
+  auto scanned = Fathom({"scan", "-q", "--catalog", catalog_, "--lustre-library", LibraryPath(), m});
+  ASSERT_EQ(scanned.exit_code, 0) << scanned.err;
+  ASSERT_NO_FATAL_FAILURE(StartCollectors());
+  ASSERT_TRUE(LfsMkdir(m + "/on1/d", 3));
+  ASSERT_EQ(fathom::testing::Run({LfsBinary(), "setstripe", "-p", "fast", "-c", "2", m + "/on1/d"}).exit_code, 0);
+  WriteFile(m + "/on1/d/f", "data");
+  ASSERT_TRUE(WaitUntilEverythingIsStored());
+  StopCollectors();
+  auto follow = Fathom({"catalog", "follow", "--catalog", catalog_, "--store", env_.store_path(), "--until-idle",
+                        "--lustre-library", LibraryPath()});
+  ASSERT_EQ(follow.exit_code, 0) << follow.err;
+  auto lfs = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), LfsBinary());
+    RunResult r = fathom::testing::Run(std::move(args));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    while (!r.out.empty() && r.out.back() == '\n') r.out.pop_back();
+    return r.out;
+  };
+  for (const std::string rel : {"/on1/d", "/on1/d/f"}) {
+    SCOPED_TRACE(rel);
+    auto found = Fathom({"find", "--catalog", catalog_, m + rel, "-maxdepth", "0", "-fid", lfs({"path2fid", m + rel}),
+                         "-mdt", rel == "/on1/d" ? "3" : lfs({"getstripe", "-m", m + rel})});
+    EXPECT_EQ(found.out, m + rel + "\n") << found.err;
+  }
+  auto pooled = Fathom({"find", "--catalog", catalog_, m, "-pool", "fast"});
+  EXPECT_EQ(pooled.out, m + "/on1/d/f\n") << pooled.err;
+  for (const std::string ost : {"2", "3"}) {
+    auto on = Fathom({"find", "--catalog", catalog_, m, "-ost", ost});
+    EXPECT_EQ(on.out, m + "/on1/d/f\n") << on.err;
+  }
+  auto verify = Fathom({"catalog", "verify", "--catalog", catalog_, m});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+}
+
 TEST_F(CatalogLustreFollowTest, FixedCasesAcrossFourMdtsConvergeExactly) {
   ASSERT_NO_FATAL_FAILURE(SeedTree());
   auto scanned = Fathom({"scan", "-q", "--catalog", catalog_, fs_.mount()});

@@ -54,8 +54,9 @@ std::optional<std::vector<std::string>> LiveNames(const std::string& path) {
 }  // namespace
 
 DirectorySettler::DirectorySettler(Catalog& catalog, Batch& batch,
-                                   const std::vector<std::string>& roots, const Observation& seen)
-    : catalog_(catalog), batch_(batch), roots_(roots), seen_(seen) {
+                                   const std::vector<std::string>& roots, const Observation& seen,
+                                   DescribeObject describe)
+    : catalog_(catalog), batch_(batch), roots_(roots), seen_(seen), describe_(std::move(describe)) {
   seen_.replaces = true;
 }
 
@@ -124,6 +125,7 @@ Status DirectorySettler::SettleListing(const std::string& path, const Node& dir,
     const bool same = it != held.end() && SameObject(it->second, *attrs);
     if (same && SameAsRead(it->second, *attrs)) continue;
     ++corrected_;
+    if (describe_) describe_(-1, Join(path, name), *attrs);
     if (S_ISDIR(attrs->mode) && !same) {
       // A directory the catalog did not hold here: what lies below it is unknown.
       if (it != held.end()) FATHOM_RETURN_IF_ERROR(batch_.Remove(dir.id, name, removal));

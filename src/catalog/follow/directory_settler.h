@@ -20,6 +20,7 @@
 // batch `batch` is (a reader on the same connection sees the batch's writes).
 #pragma once
 
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,11 +30,16 @@
 
 namespace fathom::catalog {
 
+// Adds what lstat does not say (Lustre's view) to the attributes read of the object at `path`
+// (`dirfd`: a descriptor on its file system, or -1).
+using DescribeObject = std::function<void(int dirfd, const std::string& path, Attrs& attrs)>;
+
 class DirectorySettler {
  public:
-  // `roots`: the catalog's roots; `seen`: the observation every change is made with.
+  // `roots`: the catalog's roots; `seen`: the observation every change is made with;
+  // `describe` (may be empty): applied to what is read before it is put.
   DirectorySettler(Catalog& catalog, Batch& batch, const std::vector<std::string>& roots,
-                   const Observation& seen);
+                   const Observation& seen, DescribeObject describe);
 
   // Settles the directory at `path` (absolute); subtrees to rescan are added to `rescans`.
   Status Settle(const std::string& path, std::vector<std::string>& rescans);
@@ -50,6 +56,7 @@ class DirectorySettler {
   Batch& batch_;
   const std::vector<std::string>& roots_;
   Observation seen_;
+  DescribeObject describe_;
   std::set<std::string> matching_;  // paths known to lead to the same objects
   std::set<std::string> listed_;    // directories whose names were compared
   uint64_t corrected_ = 0;

@@ -67,8 +67,8 @@ bool IsRenamePair(const Event& from, const Event& to) {
 
 }  // namespace
 
-EventApplier::EventApplier(Catalog& catalog, std::string stream, Rescan rescan)
-    : catalog_(catalog), stream_(std::move(stream)), rescan_(std::move(rescan)) {}
+EventApplier::EventApplier(Catalog& catalog, std::string stream, Rescan rescan, DescribeObject describe)
+    : catalog_(catalog), stream_(std::move(stream)), rescan_(std::move(rescan)), describe_(std::move(describe)) {}
 
 Status EventApplier::Apply(std::span<const Event> events) {
   std::vector<Event> joined;
@@ -155,7 +155,7 @@ Status EventApplier::SettleRound() {
 
   {
     FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<Batch> batch, catalog_.Begin());
-    DirectorySettler settler(catalog_, *batch, roots_, seen);
+    DirectorySettler settler(catalog_, *batch, roots_, seen, describe_);
     for (const std::string& dir : dirs) {
       if (!UnderAny(dir, owed_)) FATHOM_RETURN_IF_ERROR(settler.Settle(dir, owed_));
     }
@@ -368,6 +368,7 @@ Status EventApplier::RefreshMarked(Batch& batch) {
       pending_.Add(path, entry.object);
       continue;
     }
+    if (describe_) describe_(-1, path, *attrs);
     const Observation seen = AsOfStream();
     EntryId put = 0;
     if (std::find(roots_.begin(), roots_.end(), path) != roots_.end()) {
@@ -394,7 +395,8 @@ Status EventApplier::RefreshObject(Batch& batch, const DirtyPath& entry, const s
   Result<std::optional<Attrs>> read = ReadLiveAttrs(entry.object);
   if (!read.ok() || !read->has_value()) return Status::Ok();
   ++counters_.reads;
-  const Attrs& attrs = **read;
+  Attrs& attrs = **read;
+  if (describe_) describe_(-1, entry.object, attrs);
   FATHOM_ASSIGN_OR_RETURN(const std::vector<std::string> held, batch.PathsOf(attrs.dev, attrs.ino));
   if (held.empty() || held.front() == entry.path) return Status::Ok();
   // Updated under the name the catalog holds it by (one name updates the object).

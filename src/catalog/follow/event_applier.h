@@ -52,6 +52,7 @@
 #include <string_view>
 #include <vector>
 
+#include "catalog/follow/directory_settler.h"
 #include "catalog/follow/dirty_paths.h"
 #include "catalog/follow/lustre_objects.h"
 #include "fathom/catalog.h"
@@ -77,7 +78,9 @@ class EventApplier {
   using Rescan = std::function<Status(std::string_view path)>;
 
   // `stream`: the consumer name under which the catalog records the last id applied.
-  EventApplier(Catalog& catalog, std::string stream, Rescan rescan);
+  // `describe`, when given, adds what lstat does not say (Lustre's view: FID, MDT, layout) to
+  // the attributes of every object read before it is put.
+  EventApplier(Catalog& catalog, std::string stream, Rescan rescan, DescribeObject describe = nullptr);
 
   // Applies `events` (ids increasing) and commits them. A MOVED_FROM that ends them is held
   // back (its MOVED_TO may start the next events: a batch boundary must not turn a rename
@@ -144,6 +147,7 @@ class EventApplier {
   LustreObjects lustre_;
   std::string stream_;
   Rescan rescan_;
+  DescribeObject describe_;
   std::vector<std::string> roots_;
   bool roots_loaded_ = false;
   int64_t stretch_ts_ns_ = 0;  // the newest event's time in the stretch being applied

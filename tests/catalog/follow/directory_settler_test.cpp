@@ -48,7 +48,7 @@ class DirectorySettlerTest : public ::testing::Test {
     Observation seen;
     seen.time_ns = NowNs();
     const std::vector<std::string> roots{root_};
-    DirectorySettler settler(*catalog_, *batch.value(), roots, seen);
+    DirectorySettler settler(*catalog_, *batch.value(), roots, seen, nullptr);
     std::vector<std::string> rescans;
     for (const std::string& d : dirs) {
       Status s = settler.Settle(d.empty() ? root_ : root_ + "/" + d, rescans);
