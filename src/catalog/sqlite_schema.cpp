@@ -206,9 +206,10 @@ Result<store::Connection> OpenSqliteCatalog(const std::string& path, bool read_o
                                                                         uri_query, kCatalogFile));
   FATHOM_RETURN_IF_ERROR(CheckIdentity(db, read_only).status());
   if (!read_only) FATHOM_RETURN_IF_ERROR(PrepareWriter(db));
-  // Pages read in place (memory-mapped, up to SQLite's limit) rather than copied by a
-  // system call each: a query that looks up thousands of names costs half as much.
-  FATHOM_RETURN_IF_ERROR(db.Exec("PRAGMA mmap_size=17179869184", "mapping the catalog"));
+  // A reader reads pages in place (memory-mapped, up to SQLite's limit) rather than copied by
+  // a system call each: a query that looks up thousands of names costs less. A writer does
+  // not: the mapped pages would count in its resident memory as the catalog grows.
+  if (read_only) FATHOM_RETURN_IF_ERROR(db.Exec("PRAGMA mmap_size=17179869184", "mapping the catalog"));
   return db;
 }
 
