@@ -177,6 +177,10 @@ struct Selection {
   std::optional<int64_t> min_size, max_size;          // bytes, inclusive
   std::optional<int64_t> min_mtime_ns, max_mtime_ns;  // inclusive
   std::optional<uint32_t> type;                        // S_IFMT bits
+  // Tests of a name alone (all must hold), applied before its path is built, so that the
+  // directories above names that fail are never read. A root's name (its absolute path) is
+  // not tested.
+  std::vector<std::function<bool(std::string_view name)>> name_tests;
 };
 
 // What Recount() found: every kept statistic compared with a recomputation.

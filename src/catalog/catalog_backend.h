@@ -87,11 +87,23 @@ class CatalogBackend {
   // Entries matching `selection`, through the indexes, until `fn` returns false.
   virtual Status SelectEntries(const Selection& selection,
                                const std::function<bool(const EntryRow&)>& fn) = 0;
+  // How many entries match `selection`, counting no further than `at_most`, through the
+  // indexes alone where they cover the selection.
+  virtual Result<uint64_t> CountEntries(const Selection& selection, uint64_t at_most) = 0;
   virtual Status ForEachEntry(const std::function<void(const EntryRow&)>& fn) = 0;
 
   // Names.
   virtual Result<EntryId> NameTarget(EntryId parent, std::string_view name) = 0;  // 0: none
   virtual Result<std::vector<NameRow>> NamesOf(EntryId id) = 0;
+  // The names of every object in `ids` (ascending, no repeats), in no particular order: one
+  // read where the backend can (a query's thousands of lookups in one round trip).
+  virtual Status NamesOfMany(std::span<const EntryId> ids, const std::function<void(const NameRow&)>& fn) {
+    for (EntryId id : ids) {
+      FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, NamesOf(id));
+      for (const NameRow& n : names) fn(n);
+    }
+    return Status::Ok();
+  }
   virtual Status InsertName(const NameRow& row) = 0;
   virtual Status DeleteName(EntryId parent, std::string_view name) = 0;
   virtual Status RenameName(EntryId parent, std::string_view name, EntryId new_parent,

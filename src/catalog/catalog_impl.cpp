@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <tuple>
 #include <unordered_map>
 
 #include "catalog/catalog_batch.h"
@@ -16,6 +17,8 @@ namespace {
 
 // Names removed by FinishScan() per transaction.
 constexpr size_t kScanRemovalChunk = 10000;
+// Entries whose names and directories Select() reads together.
+constexpr size_t kSelectChunk = 4096;
 
 Node ToNode(const NameRow& name, const EntryRow& entry) {
   return Node{entry.id, name.parent, name.name, entry.attrs};
@@ -159,41 +162,60 @@ class CatalogImpl final : public Catalog {
   }
 
   Status Select(const Selection& selection, const std::function<bool(const Visit&)>& fn) override {
+    // In chunks: the chunk's names in one read, then the directories above those that pass the
+    // name tests, level by level.
     DirectoryPaths dirs(*b_);
+    std::vector<EntryRow> chunk;
+    bool stopped = false;
     Status failed;
-    FATHOM_RETURN_IF_ERROR(b_->SelectEntries(selection, [&](const EntryRow& entry) {
-      auto names = b_->NamesOf(entry.id);
-      if (!names.ok()) {
-        failed = names.status();
-        return false;
+    auto hand = [&]() -> Status {
+      std::vector<EntryId> ids;
+      ids.reserve(chunk.size());
+      for (const EntryRow& entry : chunk) ids.push_back(entry.id);
+      std::sort(ids.begin(), ids.end());
+      std::unordered_map<EntryId, std::vector<NameRow>> names;
+      FATHOM_RETURN_IF_ERROR(b_->NamesOfMany(ids, [&](const NameRow& n) {
+        const bool passes = n.parent == 0 || std::all_of(selection.name_tests.begin(), selection.name_tests.end(),
+                                                         [&](const auto& test) { return test(n.name); });
+        if (passes) names[n.id].push_back(n);
+      }));
+      std::vector<EntryId> parents;
+      for (const auto& [id, rows] : names) {
+        for (const NameRow& n : rows) parents.push_back(n.parent);
       }
-      for (const NameRow& n : names.value()) {
-        std::string path = n.name;
-        int depth = 0;
-        if (n.parent != 0) {
-          auto dir = dirs.Get(n.parent);
-          if (!dir.ok()) {
-            failed = dir.status();
-            return false;
+      FATHOM_RETURN_IF_ERROR(dirs.Resolve(std::move(parents)));
+      for (const EntryRow& entry : chunk) {
+        std::vector<NameRow>& rows = names[entry.id];
+        std::sort(rows.begin(), rows.end(),
+                  [](const NameRow& x, const NameRow& y) { return std::tie(x.parent, x.name) < std::tie(y.parent, y.name); });
+        for (const NameRow& n : rows) {
+          const DirectoryPaths::Dir* dir = dirs.Find(n.parent);
+          const std::string path = dir == nullptr ? n.name : JoinPath(dir->path, n.name);
+          const Node node = ToNode(n, entry);
+          if (!fn(Visit{node, path, dir == nullptr ? 0 : dir->depth + 1})) {
+            stopped = true;
+            return Status::Ok();
           }
-          path = JoinPath(dir.value()->path, n.name);
-          depth = dir.value()->depth + 1;
         }
-        Node node = ToNode(n, entry);
-        if (!fn(Visit{node, path, depth})) return false;
       }
-      return true;
+      chunk.clear();
+      return Status::Ok();
+    };
+    FATHOM_RETURN_IF_ERROR(b_->SelectEntries(selection, [&](const EntryRow& entry) {
+      chunk.push_back(entry);
+      if (chunk.size() < kSelectChunk) return true;
+      failed = hand();
+      return failed.ok() && !stopped;
     }));
-    return failed;
+    FATHOM_RETURN_IF_ERROR(failed);
+    return stopped ? Status::Ok() : hand();
   }
 
   Result<uint64_t> CountSelected(const Selection& selection, uint64_t at_most) override {
     FATHOM_ASSIGN_OR_RETURN(std::vector<AcctRow> rows, b_->Accounting());
     const uint64_t bound = AccountedUpperBound(rows, selection);
     if (bound < at_most || (!selection.min_mtime_ns && !selection.max_mtime_ns)) return std::min(bound, at_most);
-    uint64_t count = 0;
-    FATHOM_RETURN_IF_ERROR(b_->SelectEntries(selection, [&](const EntryRow&) { return ++count < at_most; }));
-    return count;
+    return b_->CountEntries(selection, at_most);
   }
 
   Result<Totals> Subtree(EntryId dir) override {

@@ -1,5 +1,7 @@
 #include "catalog/catalog_lookup.h"
 
+#include <algorithm>
+#include <tuple>
 #include <vector>
 
 #include "catalog/catalog_path.h"
@@ -55,33 +57,59 @@ Result<std::string> DirectoryPath(CatalogBackend& backend, EntryId dir) {
   return path;
 }
 
-Result<const DirectoryPaths::Dir*> DirectoryPaths::Get(EntryId dir) {
-  if (auto it = known_.find(dir); it != known_.end()) return &it->second;
-  // Up to the nearest directory already known (or a root), then down, remembering each.
-  std::vector<std::pair<EntryId, NameRow>> chain;
-  const Dir* above = nullptr;
-  for (EntryId id = dir; above == nullptr;) {
-    FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> rows, backend_.NamesOf(id));
-    if (rows.empty()) {
-      return Status::Error("catalog " + backend_.location() + ": directory entry " +
-                           std::to_string(id) + " has no name: run a recount or a new scan");
-    }
-    const EntryId parent = rows.front().parent;
-    chain.emplace_back(id, std::move(rows.front()));
-    if (parent == 0) break;
-    if (auto it = known_.find(parent); it != known_.end()) above = &it->second;
-    id = parent;
-    if (chain.size() > 4096) {
+Status DirectoryPaths::Resolve(std::vector<EntryId> dirs) {
+  // Level by level upward: the names of the directories not yet known, then of their parents.
+  std::unordered_map<EntryId, NameRow> read;  // directory -> its (first) name
+  std::vector<EntryId> want = std::move(dirs);
+  for (size_t level = 0;; ++level) {
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+    std::erase_if(want, [&](EntryId id) { return id == 0 || known_.count(id) != 0 || read.count(id) != 0; });
+    if (want.empty()) break;
+    if (level > 4096) {
       return Status::Error("catalog " + backend_.location() + ": the names above entry " +
-                           std::to_string(dir) + " form a loop: the catalog is damaged");
+                           std::to_string(want.front()) + " form a loop: the catalog is damaged");
     }
+    FATHOM_RETURN_IF_ERROR(backend_.NamesOfMany(want, [&](const NameRow& row) {
+      auto [it, added] = read.try_emplace(row.id, row);
+      if (!added && std::tie(row.parent, row.name) < std::tie(it->second.parent, it->second.name)) it->second = row;
+    }));
+    std::vector<EntryId> parents;
+    for (EntryId id : want) {
+      auto it = read.find(id);
+      if (it == read.end()) {
+        return Status::Error("catalog " + backend_.location() + ": directory entry " +
+                             std::to_string(id) + " has no name: run a recount or a new scan");
+      }
+      parents.push_back(it->second.parent);
+    }
+    want = std::move(parents);
   }
-  for (size_t i = chain.size(); i-- > 0;) {
-    const auto& [id, name] = chain[i];
-    Dir d = above == nullptr ? Dir{name.name, 0} : Dir{JoinPath(above->path, name.name), above->depth + 1};
-    above = &known_.emplace(id, std::move(d)).first->second;
+  // Down from what is known (or a root) to each directory read.
+  std::vector<EntryId> chain;
+  for (const auto& [start, unused] : read) {
+    const Dir* above = nullptr;
+    for (EntryId id = start; above == nullptr && id != 0;) {
+      if (auto it = known_.find(id); it != known_.end()) {
+        above = &it->second;
+        break;
+      }
+      chain.push_back(id);
+      id = read.at(id).parent;
+    }
+    for (size_t i = chain.size(); i-- > 0;) {
+      const NameRow& name = read.at(chain[i]);
+      Dir d = above == nullptr ? Dir{name.name, 0} : Dir{JoinPath(above->path, name.name), above->depth + 1};
+      above = &known_.emplace(chain[i], std::move(d)).first->second;
+    }
+    chain.clear();
   }
-  return above;
+  return Status::Ok();
+}
+
+const DirectoryPaths::Dir* DirectoryPaths::Find(EntryId dir) const {
+  auto it = known_.find(dir);
+  return it == known_.end() ? nullptr : &it->second;
 }
 
 }  // namespace fathom::catalog

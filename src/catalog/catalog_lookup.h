@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "catalog/catalog_backend.h"
 
@@ -29,7 +30,8 @@ Result<std::string> NamePath(CatalogBackend& backend, EntryId parent, std::strin
 Result<std::string> DirectoryPath(CatalogBackend& backend, EntryId dir);
 
 // Directory paths and depths (below their root, a root being 0) remembered as they are
-// built, so that the names above many entries are each read once. Valid while the catalog
+// built, so that the names above many entries are each read once, and read in batches: one
+// NamesOfMany per level of the tree above the directories asked for. Valid while the catalog
 // does not change; the caller's thread.
 class DirectoryPaths {
  public:
@@ -38,8 +40,11 @@ class DirectoryPaths {
     int depth = 0;
   };
   explicit DirectoryPaths(CatalogBackend& backend) : backend_(backend) {}
-  // The directory's path and depth; an error when it, or a directory above it, has no name.
-  Result<const Dir*> Get(EntryId dir);
+  // Makes every directory of `dirs` (ids, in any order, repeats allowed; 0 is skipped) known;
+  // an error when one of them, or a directory above one, has no name.
+  Status Resolve(std::vector<EntryId> dirs);
+  // A directory made known by Resolve; nullptr otherwise.
+  const Dir* Find(EntryId dir) const;
 
  private:
   CatalogBackend& backend_;

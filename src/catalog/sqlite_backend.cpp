@@ -123,6 +123,7 @@ class SqliteBackend final : public CatalogBackend {
         {&set_last_id_, "UPDATE meta SET value = ? WHERE key = 'last_entry_id'"},
         {&name_target_, "SELECT id FROM names WHERE parent = ? AND name = ?"},
         {&names_of_, "SELECT parent, name, id, gen FROM names WHERE id = ? ORDER BY parent, name"},
+        {&names_of_many_, "SELECT parent, name, id, gen FROM names WHERE id IN (SELECT value FROM json_each(?))"},
         {&insert_name_, "INSERT INTO names(parent, name, id, gen) VALUES(?, ?, ?, ?)"},
         {&delete_name_, "DELETE FROM names WHERE parent = ? AND name = ?"},
         {&rename_name_, "UPDATE names SET parent = ?, name = ? WHERE parent = ? AND name = ?"},
@@ -223,23 +224,20 @@ class SqliteBackend final : public CatalogBackend {
 
   Status SelectEntries(const Selection& sel,
                        const std::function<bool(const EntryRow&)>& fn) override {
-    std::string sql = std::string("SELECT ") + kEntryColumns + " FROM entries WHERE 1";
     std::vector<int64_t> values;
-    auto add = [&](const char* condition, int64_t value) {
-      sql += " AND ";
-      sql += condition;
-      values.push_back(value);
-    };
-    if (sel.uid) add("uid = ?", *sel.uid);
-    if (sel.gid) add("gid = ?", *sel.gid);
-    if (sel.min_size) add("size >= ?", *sel.min_size);
-    if (sel.max_size) add("size <= ?", *sel.max_size);
-    if (sel.min_mtime_ns) add("mtime >= ?", *sel.min_mtime_ns);
-    if (sel.max_mtime_ns) add("mtime <= ?", *sel.max_mtime_ns);
-    if (sel.type) add("(mode & 61440) = ?", *sel.type);
+    const std::string sql = std::string("SELECT ") + kEntryColumns + " FROM entries WHERE 1" + Where(sel, values);
     FATHOM_ASSIGN_OR_RETURN(Statement stmt, db_.Prepare(sql, "selecting entries"));
     for (size_t i = 0; i < values.size(); ++i) stmt.BindInt(static_cast<int>(i + 1), values[i]);
     return Rows(stmt, "selecting entries", [&](const Statement& s) { return fn(ReadEntry(s, 0)); });
+  }
+  Result<uint64_t> CountEntries(const Selection& sel, uint64_t at_most) override {
+    std::vector<int64_t> values;
+    const std::string sql = "SELECT count(*) FROM (SELECT 1 FROM entries WHERE 1" + Where(sel, values) + " LIMIT ?)";
+    values.push_back(static_cast<int64_t>(std::min<uint64_t>(at_most, INT64_MAX)));
+    FATHOM_ASSIGN_OR_RETURN(Statement stmt, db_.Prepare(sql, "counting entries"));
+    for (size_t i = 0; i < values.size(); ++i) stmt.BindInt(static_cast<int>(i + 1), values[i]);
+    FATHOM_ASSIGN_OR_RETURN(EntryId count, db_.QueryInt(stmt, "counting entries"));
+    return static_cast<uint64_t>(count);
   }
   Status ForEachEntry(const std::function<void(const EntryRow&)>& fn) override {
     FATHOM_ASSIGN_OR_RETURN(
@@ -258,6 +256,24 @@ class SqliteBackend final : public CatalogBackend {
   Result<std::vector<NameRow>> NamesOf(EntryId id) override {
     names_of_.BindInt(1, id);
     return NameRows(names_of_, "reading an entry's names");
+  }
+  Status NamesOfMany(std::span<const EntryId> ids, const std::function<void(const NameRow&)>& fn) override {
+    // One statement per slice (a JSON array of ids): one read transaction, not one per id.
+    constexpr size_t kIdsPerRead = 10000;
+    for (size_t start = 0; start < ids.size(); start += kIdsPerRead) {
+      std::string list = "[";
+      for (EntryId id : ids.subspan(start, std::min(kIdsPerRead, ids.size() - start))) {
+        if (list.size() > 1) list.push_back(',');
+        list += std::to_string(id);
+      }
+      list.push_back(']');
+      names_of_many_.BindText(1, list);
+      FATHOM_RETURN_IF_ERROR(Rows(names_of_many_, "reading names", [&](const Statement& st) {
+        fn(ReadName(st));
+        return true;
+      }));
+    }
+    return Status::Ok();
   }
   Status InsertName(const NameRow& row) override {
     insert_name_.BindInt(1, row.parent);
@@ -563,6 +579,24 @@ class SqliteBackend final : public CatalogBackend {
     return row;
   }
 
+  // The selection's bounds as " AND ..." conditions, their values appended to `values`.
+  static std::string Where(const Selection& sel, std::vector<int64_t>& values) {
+    std::string sql;
+    auto add = [&](const char* condition, int64_t value) {
+      sql += " AND ";
+      sql += condition;
+      values.push_back(value);
+    };
+    if (sel.uid) add("uid = ?", *sel.uid);
+    if (sel.gid) add("gid = ?", *sel.gid);
+    if (sel.min_size) add("size >= ?", *sel.min_size);
+    if (sel.max_size) add("size <= ?", *sel.max_size);
+    if (sel.min_mtime_ns) add("mtime >= ?", *sel.min_mtime_ns);
+    if (sel.max_mtime_ns) add("mtime <= ?", *sel.max_mtime_ns);
+    if (sel.type) add("(mode & 61440) = ?", *sel.type);
+    return sql;
+  }
+
   Result<std::vector<NameRow>> NameRows(Statement& stmt, std::string_view what) {
     std::vector<NameRow> rows;
     FATHOM_RETURN_IF_ERROR(Rows(stmt, what, [&](const Statement& s) {
@@ -587,7 +621,7 @@ class SqliteBackend final : public CatalogBackend {
   std::string osts_;  // BindAttrs' OST text, alive until the step
   Statement entry_by_id_, entry_by_identity_, insert_entry_, update_entry_, delete_entry_;
   Statement last_id_, set_last_id_;
-  Statement name_target_, names_of_, insert_name_, delete_name_, rename_name_, set_name_gen_;
+  Statement name_target_, names_of_, names_of_many_, insert_name_, delete_name_, rename_name_, set_name_gen_;
   Statement children_, child_names_;
   Statement tree_, add_tree_, delete_tree_, add_acct_, prune_acct_, set_multi_, clear_multi_;
   Statement insert_removed_, latest_removal_, expire_removed_;

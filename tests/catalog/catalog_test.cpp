@@ -427,6 +427,69 @@ TEST_F(CatalogTest, SelectHandsEveryNameOfEachMatchingObject) {
   EXPECT_EQ(found, std::vector<std::string>{"/r/x/small"});
 }
 
+TEST_F(CatalogTest, SelectTestsNamesBeforeBuildingPathsButNeverARootsName) {
+  auto b = Begin();
+  PutSmallTree(*b);
+  EntryId x = Id("/r/x"), bb = Id("/r/a/b");
+  FATHOM_TEST_VALUE(b->Put(x, "big", FileAttrs(60, 1 << 20, 2000, 2, T(9)), At(T(1))));
+  FATHOM_TEST_VALUE(b->Put(bb, "big-link", FileAttrs(60, 1 << 20, 2000, 2, T(9)), At(T(1))));
+  ASSERT_TRUE(b->Commit().ok());
+  auto selected = [&](const Selection& sel) {
+    std::vector<std::string> found;
+    EXPECT_TRUE(catalog_->Select(sel, [&](const Visit& v) {
+      found.push_back(std::string(v.path) + ":" + std::to_string(v.depth));
+      return true;
+    }).ok());
+    std::sort(found.begin(), found.end());
+    return found;
+  };
+  Selection linked;
+  linked.uid = 2000;
+  linked.name_tests.push_back([](std::string_view n) { return n.ends_with("-link"); });
+  EXPECT_EQ(selected(linked), std::vector<std::string>{"/r/a/b/big-link:3"});
+  linked.name_tests.push_back([](std::string_view n) { return n.starts_with("small"); });
+  EXPECT_TRUE(selected(linked).empty());
+  Selection none;  // every object, no name passing: only the root's, which is not tested
+  none.name_tests.push_back([](std::string_view) { return false; });
+  EXPECT_EQ(selected(none), std::vector<std::string>{"/r:0"});
+}
+
+TEST_F(CatalogTest, SelectReadsPathsInChunksAcrossDeepDirectoriesAndStopsWhenAsked) {
+  // More objects than one chunk of names (4,096), under directories 1 to 12 levels deep.
+  auto b = Begin();
+  EntryId dir = FATHOM_TEST_VALUE(b->PutRoot("/r", DirAttrs(1), At(T(1))));
+  std::vector<EntryId> dirs;
+  std::vector<std::string> dir_paths;
+  std::string path = "/r";
+  for (int level = 1; level <= 12; ++level) {
+    path += "/d" + std::to_string(level);
+    dir = FATHOM_TEST_VALUE(b->Put(dir, "d" + std::to_string(level), DirAttrs(10 + level), At(T(1))));
+    dirs.push_back(dir);
+    dir_paths.push_back(path);
+  }
+  std::vector<std::string> expected;
+  for (int i = 0; i < 6000; ++i) {
+    const size_t at = static_cast<size_t>(i) % dirs.size();
+    const std::string name = "f" + std::to_string(i);
+    FATHOM_TEST_VALUE(b->Put(dirs[at], name, FileAttrs(100 + i, 5000 + i, 3000), At(T(1))));
+    expected.push_back(dir_paths[at] + "/" + name + ":" + std::to_string(at + 2));
+  }
+  ASSERT_TRUE(b->Commit().ok());
+  Selection sel;
+  sel.uid = 3000;
+  std::vector<std::string> found;
+  ASSERT_TRUE(catalog_->Select(sel, [&](const Visit& v) {
+    found.push_back(std::string(v.path) + ":" + std::to_string(v.depth));
+    return true;
+  }).ok());
+  std::sort(found.begin(), found.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(found, expected);
+  size_t visits = 0;
+  ASSERT_TRUE(catalog_->Select(sel, [&](const Visit&) { return ++visits < 4100; }).ok());
+  EXPECT_EQ(visits, 4100u);
+}
+
 TEST_F(CatalogTest, AccountingFollowsAttributeChanges) {
   auto b = Begin();
   PutSmallTree(*b);

@@ -100,11 +100,14 @@ class Runner {
     bool blocked = false;
     if (!o.sort && !expr_.needs_walk && !o.xdev && NarrowConjunction(*expr_.root, sel, blocked) &&
         Indexed(sel) && FewEnough(sel)) {
-      // The candidates, evaluated in the walk's order (the same output as a walk).
+      // The candidates, evaluated in the walk's order (the same output as a walk). The
+      // starting point is one whatever its name (the name tests see the catalog's names, and
+      // it is printed as given).
       std::vector<std::pair<std::string, Node>> selected;
+      if (o.min_depth == 0) selected.emplace_back(abs, **root);
       Report(catalog_.Select(sel, [&](const Visit& v) {
         auto depth = DepthBelow(v.path);
-        if (depth && *depth >= o.min_depth && (o.max_depth < 0 || *depth <= o.max_depth)) {
+        if (depth && *depth > 0 && *depth >= o.min_depth && (o.max_depth < 0 || *depth <= o.max_depth)) {
           selected.emplace_back(std::string(v.path), v.node);
         }
         return true;

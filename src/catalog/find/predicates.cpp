@@ -84,6 +84,14 @@ std::unique_ptr<Predicate> MakeTest(std::string name,
 
 std::unique_ptr<Predicate> PatternTest(std::string name, std::string pattern, PatternOn on, bool icase) {
   int flags = icase ? FNM_CASEFOLD : 0;
+  std::function<void(Selection&)> narrow;
+  if (on == PatternOn::kBaseName) {
+    narrow = [pattern, flags](Selection& s) {
+      s.name_tests.push_back([pattern, flags](std::string_view n) {
+        return fnmatch(pattern.c_str(), std::string(n).c_str(), flags) == 0;
+      });
+    };
+  }
   return MakeTest(std::move(name), [pattern = std::move(pattern), on, flags](const Entry& e, EvalContext&) {
     switch (on) {
       case PatternOn::kBaseName:
@@ -95,7 +103,7 @@ std::unique_ptr<Predicate> PatternTest(std::string name, std::string pattern, Pa
                fnmatch(pattern.c_str(), e.node.attrs.symlink.c_str(), flags) == 0;
     }
     return false;
-  });
+  }, std::move(narrow));
 }
 
 Result<std::unique_ptr<Predicate>> RegexTest(std::string name, const std::string& pattern,

@@ -59,6 +59,9 @@ std::vector<PgBackend::Sql> PgBackend::EntrySql() {
        "look a name up"},
       {&names_of_, "SELECT parent, name, id, gen FROM names WHERE id = $1 ORDER BY parent, name", Ints(1),
        "read an entry's names"},
+      {&names_of_many_,
+       "SELECT parent, name, id, gen FROM names WHERE id = ANY(string_to_array($1, ',')::bigint[])",
+       {Type::kText}, "read the names of many entries"},
       {&insert_name_, "INSERT INTO names(parent, name, id, gen) VALUES($1, $2, $3, $4)",
        {Type::kInt, Type::kBytes, Type::kInt, Type::kInt}, "insert a name"},
       {&delete_name_, "DELETE FROM names WHERE parent = $1 AND name = $2", {Type::kInt, Type::kBytes},
@@ -190,9 +193,9 @@ Result<EntryId> PgBackend::LastEntryId() { return RunInt(last_id_, {}); }
 
 Status PgBackend::SetLastEntryId(EntryId id) { return Run(set_last_id_, {Param::Int(id)}).status(); }
 
-Status PgBackend::SelectEntries(const Selection& sel, const std::function<bool(const EntryRow&)>& fn) {
-  std::string sql = std::string("SELECT ") + kEntryColumns + " FROM entries WHERE id > $1";
-  std::vector<Param> params{Param::Int(0)};
+// The selection's bounds as " AND ..." conditions on parameters appended to `params`.
+std::string PgBackend::Where(const Selection& sel, std::vector<Param>& params) {
+  std::string sql;
   auto add = [&](const char* condition, int64_t value) {
     params.push_back(Param::Int(value));
     sql += std::string(" AND ") + condition + " $" + std::to_string(params.size());
@@ -204,7 +207,13 @@ Status PgBackend::SelectEntries(const Selection& sel, const std::function<bool(c
   if (sel.min_mtime_ns) add("mtime >=", *sel.min_mtime_ns);
   if (sel.max_mtime_ns) add("mtime <=", *sel.max_mtime_ns);
   if (sel.type) add("(mode & 61440) =", *sel.type);
-  sql += " ORDER BY id LIMIT " + std::to_string(kPageRows);
+  return sql;
+}
+
+Status PgBackend::SelectEntries(const Selection& sel, const std::function<bool(const EntryRow&)>& fn) {
+  std::vector<Param> params{Param::Int(0)};
+  const std::string sql = std::string("SELECT ") + kEntryColumns + " FROM entries WHERE id > $1" +
+                          Where(sel, params) + " ORDER BY id LIMIT " + std::to_string(kPageRows);
   for (;;) {
     FATHOM_RETURN_IF_ERROR(Flush());
     FATHOM_ASSIGN_OR_RETURN(Rows rows, session_.Query(sql, params, "select entries"));
@@ -215,6 +224,16 @@ Status PgBackend::SelectEntries(const Selection& sel, const std::function<bool(c
     }
     if (rows.size() < kPageRows) return Status::Ok();
   }
+}
+
+Result<uint64_t> PgBackend::CountEntries(const Selection& sel, uint64_t at_most) {
+  std::vector<Param> params;
+  std::string sql = "SELECT count(*) FROM (SELECT 1 FROM entries WHERE true" + Where(sel, params);
+  params.push_back(Param::Int(static_cast<int64_t>(std::min<uint64_t>(at_most, INT64_MAX))));
+  sql += " LIMIT $" + std::to_string(params.size()) + ") AS matching";
+  FATHOM_RETURN_IF_ERROR(Flush());
+  FATHOM_ASSIGN_OR_RETURN(Rows rows, session_.Query(sql, params, "count entries"));
+  return static_cast<uint64_t>(rows.Int(0, 0));
 }
 
 Status PgBackend::ForEachEntry(const std::function<void(const EntryRow&)>& fn) {
@@ -236,6 +255,20 @@ Result<EntryId> PgBackend::NameTarget(EntryId parent, std::string_view name) {
 }
 
 Result<std::vector<NameRow>> PgBackend::NamesOf(EntryId id) { return NameRows(names_of_, {Param::Int(id)}); }
+
+Status PgBackend::NamesOfMany(std::span<const EntryId> ids, const std::function<void(const NameRow&)>& fn) {
+  constexpr size_t kIdsPerRead = 10000;  // one round trip each
+  for (size_t start = 0; start < ids.size(); start += kIdsPerRead) {
+    std::string list;
+    for (EntryId id : ids.subspan(start, std::min(kIdsPerRead, ids.size() - start))) {
+      if (!list.empty()) list.push_back(',');
+      list += std::to_string(id);
+    }
+    FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> rows, NameRows(names_of_many_, {Param::Text(list)}));
+    for (const NameRow& row : rows) fn(row);
+  }
+  return Status::Ok();
+}
 
 Status PgBackend::InsertName(const NameRow& row) {
   const Param params[] = {Param::Int(row.parent), Param::Bytes(row.name), Param::Int(row.id),

@@ -38,12 +38,14 @@ class PgBackend final : public CatalogBackend {
   Status DeleteEntry(EntryId id) override;
   Result<EntryId> LastEntryId() override;
   Status SetLastEntryId(EntryId id) override;
+  Result<uint64_t> CountEntries(const Selection& selection, uint64_t at_most) override;
   Status SelectEntries(const Selection& selection,
                        const std::function<bool(const EntryRow&)>& fn) override;
   Status ForEachEntry(const std::function<void(const EntryRow&)>& fn) override;
 
   Result<EntryId> NameTarget(EntryId parent, std::string_view name) override;
   Result<std::vector<NameRow>> NamesOf(EntryId id) override;
+  Status NamesOfMany(std::span<const EntryId> ids, const std::function<void(const NameRow&)>& fn) override;
   Status InsertName(const NameRow& row) override;
   Status DeleteName(EntryId parent, std::string_view name) override;
   Status RenameName(EntryId parent, std::string_view name, EntryId new_parent,
@@ -87,6 +89,7 @@ class PgBackend final : public CatalogBackend {
   Result<TableCounts> Counts() override;
 
  private:
+  static std::string Where(const Selection& sel, std::vector<Param>& params);
   // What a table's prepared statement is, for Prepare().
   struct Sql {
     Statement* stmt;
@@ -130,7 +133,7 @@ class PgBackend final : public CatalogBackend {
   Statement lock_, read_ahead_entries_, read_ahead_removals_;
   Statement entry_by_id_, entry_by_identity_, insert_entry_, update_entry_, delete_entry_;
   Statement last_id_, set_last_id_, entries_after_;
-  Statement name_target_, names_of_, insert_name_, delete_name_, rename_name_, set_name_gen_;
+  Statement name_target_, names_of_, names_of_many_, insert_name_, delete_name_, rename_name_, set_name_gen_;
   Statement children_, child_names_, names_after_;
   Statement tree_, add_tree_, delete_tree_, tree_after_, add_acct_, prune_acct_, set_multi_, clear_multi_;
   Statement insert_removed_, latest_removal_, expire_removed_, removed_before_;

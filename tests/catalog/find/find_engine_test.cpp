@@ -287,6 +287,23 @@ TEST_F(FindEngine, IndexedTestsThatLeaveMuchOfTheCatalogWalkInstead) {
   EXPECT_EQ(one.walk_calls, 0);
 }
 
+TEST_F(FindEngine, SelectedNameTestsSeeTheStartingPointAsGivenAndTheRestByTheirNames) {
+  Dir("t");
+  File("t/f0", 100);
+  File("t/g0", 100);
+  File("t/f1", 100);
+  for (const char* own : {"t", "t/f0", "t/g0"}) ASSERT_EQ(chown(Path(own).c_str(), 9, 7), 0);
+  ScannedCatalog selecting(dir_.path());
+  EXPECT_EQ(Find({"t/.", "-uid", "9", "-name", "."}, &selecting), "t/.\n");
+  EXPECT_EQ(selecting.select_calls, 1);
+  EXPECT_EQ(selecting.walk_calls, 0);
+  EXPECT_EQ(Find({"t/.", "-uid", "9", "-name", "f*"}), "t/./f0\n");
+  EXPECT_EQ(Find({"t", "-uid", "9", "-name", "t"}), "t\n");
+  EXPECT_EQ(Find({"t", "-uid", "9", "-iname", "G*"}), "t/g0\n");
+  EXPECT_EQ(Find({"t", "-uid", "9", "-mindepth", "1", "-name", "t"}), "");
+  EXPECT_EQ(Find({"t", "-uid", "9", "(", "-name", "f*", "-o", "-name", "g*", ")"}), "t/f0\nt/g0\n");
+}
+
 TEST_F(FindEngine, CountSortAndLimitAreFathomsExtras) {
   Dir("t");
   File("t/b", 300, kNow - 3 * kSecond);
