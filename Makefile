@@ -1,7 +1,7 @@
 # fathom — the two commands of the quick start:
 #   make run DIR=/path/to/watch   install what is missing, build, watch DIR recursively with the store
-#   make test                     install what is missing, build, run every test (also under ASan+UBSan)
-#                                 and every fuzzer for FUZZ_SECONDS each
+#   make test                     install what is missing, build, run every test (also under ASan+UBSan,
+#                                 the benchmarks' smoke runs aside) and every fuzzer for FUZZ_SECONDS each
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 STORE      ?= fathom-events.db
@@ -23,7 +23,7 @@ build: deps
 	@cmake --build $(BUILD)
 
 build-asan: deps
-	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFATHOM_SANITIZE=ON -DFATHOM_WERROR=$(WERROR) $(DEBUG_ARGS) $(CMAKE_ARGS) >/dev/null
+	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFATHOM_SANITIZE=ON -DFATHOM_BUILD_BENCH=OFF -DFATHOM_WERROR=$(WERROR) $(DEBUG_ARGS) $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(ASAN_BUILD)
 
 run: build

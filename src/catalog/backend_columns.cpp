@@ -13,6 +13,18 @@ std::string Qualified(std::string_view prefix, std::string_view columns) {
   return text;
 }
 
+std::vector<std::pair<const char*, int64_t>> SelectionBounds(const Selection& sel) {
+  std::vector<std::pair<const char*, int64_t>> bounds;
+  if (sel.uid) bounds.emplace_back("uid =", *sel.uid);
+  if (sel.gid) bounds.emplace_back("gid =", *sel.gid);
+  if (sel.min_size) bounds.emplace_back("size >=", *sel.min_size);
+  if (sel.max_size) bounds.emplace_back("size <=", *sel.max_size);
+  if (sel.min_mtime_ns) bounds.emplace_back("mtime >=", *sel.min_mtime_ns);
+  if (sel.max_mtime_ns) bounds.emplace_back("mtime <=", *sel.max_mtime_ns);
+  if (sel.type) bounds.emplace_back("(mode & 61440) =", *sel.type);
+  return bounds;
+}
+
 std::string JoinOsts(const std::vector<uint32_t>& osts) {
   std::string text;
   for (uint32_t ost : osts) {

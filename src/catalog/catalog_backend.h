@@ -111,6 +111,16 @@ class CatalogBackend {
   virtual Status SetNameGeneration(EntryId parent, std::string_view name, uint64_t generation) = 0;
   // A directory's names with their entries, in byte order of the name.
   virtual Result<std::vector<std::pair<NameRow, EntryRow>>> Children(EntryId dir) = 0;
+  // The children of every directory in `dirs` (ascending, no repeats), each directory's in
+  // byte order of their names: one read where the backend can.
+  virtual Status ChildrenOfMany(std::span<const EntryId> dirs,
+                                const std::function<void(const NameRow&, const EntryRow&)>& fn) {
+    for (EntryId dir : dirs) {
+      FATHOM_ASSIGN_OR_RETURN(auto children, Children(dir));
+      for (const auto& [name, entry] : children) fn(name, entry);
+    }
+    return Status::Ok();
+  }
   // The names only (no entry read), in byte order.
   virtual Result<std::vector<NameRow>> ChildNames(EntryId dir) = 0;
   virtual Status ForEachName(const std::function<void(const NameRow&)>& fn) = 0;

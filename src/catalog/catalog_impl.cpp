@@ -17,6 +17,9 @@ namespace {
 
 // Names removed by FinishScan() per transaction.
 constexpr size_t kScanRemovalChunk = 10000;
+// Directories whose children Walk() reads together, and how many names it looks at to find them.
+constexpr size_t kWalkAheadDirs = 256;
+constexpr size_t kWalkAheadLooks = 16384;
 // Entries whose names and directories Select() reads together.
 constexpr size_t kSelectChunk = 4096;
 
@@ -146,8 +149,42 @@ class CatalogImpl final : public Catalog {
                            ": check the path, or scan it first");
     }
     std::string walk_path(path);
-    bool stop = false;
-    return WalkFrom(*start, walk_path, 0, fn, stop);
+    WalkStep step = fn(Visit{*start, walk_path, 0});
+    if (step != WalkStep::kContinue || !S_ISDIR(start->attrs.mode)) return Status::Ok();
+    // Depth first, iteratively; each frame a directory's children and the next to visit.
+    struct Frame {
+      Listing children;
+      size_t next = 0;
+      size_t path_length = 0;  // of the directory's path
+      int depth = 0;           // of its children
+    };
+    WalkAhead ahead;
+    std::vector<Frame> stack;
+    FATHOM_ASSIGN_OR_RETURN(Listing first, ListAhead(start->id, stack, ahead));
+    stack.push_back(Frame{std::move(first), 0, walk_path.size(), 1});
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      if (top.next == top.children.size()) {
+        stack.pop_back();
+        continue;
+      }
+      const auto& [name, entry] = top.children[top.next++];
+      walk_path.resize(top.path_length);
+      if (walk_path != "/") walk_path.push_back('/');
+      walk_path.append(name.name);
+      const int depth = top.depth;
+      const Node node = ToNode(name, entry);
+      step = fn(Visit{node, walk_path, depth});
+      if (step == WalkStep::kStop) return Status::Ok();
+      if (!S_ISDIR(entry.attrs.mode)) continue;
+      if (step == WalkStep::kSkipChildren) {
+        ahead.erase(entry.id);
+        continue;
+      }
+      FATHOM_ASSIGN_OR_RETURN(Listing children, ListAhead(entry.id, stack, ahead));
+      stack.push_back(Frame{std::move(children), 0, walk_path.size(), depth + 1});
+    }
+    return Status::Ok();
   }
 
   Result<std::vector<std::string>> Paths(EntryId id) override {
@@ -338,25 +375,39 @@ class CatalogImpl final : public Catalog {
     return held;
   }
 
-  Status WalkFrom(const Node& node, std::string& path, int depth,
-                  const std::function<WalkStep(const Visit&)>& fn, bool& stop) {
-    WalkStep step = fn(Visit{node, path, depth});
-    if (step == WalkStep::kStop) {
-      stop = true;
-      return Status::Ok();
+  // A directory's children, as Walk() lists them.
+  using Listing = std::vector<std::pair<NameRow, EntryRow>>;
+  // Listings read before their turn, by directory.
+  using WalkAhead = std::unordered_map<EntryId, Listing>;
+
+  // The listing of `dir`, from `ahead` or read together with those of the directories the walk
+  // of `stack` visits next (up to kWalkAheadDirs of them, in one ChildrenOfMany).
+  template <typename Stack>
+  Result<Listing> ListAhead(EntryId dir, const Stack& stack, WalkAhead& ahead) {
+    if (auto it = ahead.find(dir); it != ahead.end()) {
+      Listing listing = std::move(it->second);
+      ahead.erase(it);
+      return listing;
     }
-    if (step == WalkStep::kSkipChildren || !S_ISDIR(node.attrs.mode)) return Status::Ok();
-    FATHOM_ASSIGN_OR_RETURN(auto children, b_->Children(node.id));
-    const size_t length = path.size();
-    for (const auto& [name, entry] : children) {
-      if (path != "/") path.push_back('/');
-      path.append(name.name);
-      Status status = WalkFrom(ToNode(name, entry), path, depth + 1, fn, stop);
-      path.resize(length);
-      FATHOM_RETURN_IF_ERROR(status);
-      if (stop) break;
+    std::vector<EntryId> dirs{dir};
+    size_t looked = 0;
+    for (auto frame = stack.rbegin(); frame != stack.rend() && dirs.size() < kWalkAheadDirs; ++frame) {
+      for (size_t i = frame->next; i < frame->children.size() && dirs.size() < kWalkAheadDirs &&
+                                   looked < kWalkAheadLooks;
+           ++i, ++looked) {
+        const EntryRow& entry = frame->children[i].second;
+        if (S_ISDIR(entry.attrs.mode) && !ahead.contains(entry.id)) dirs.push_back(entry.id);
+      }
     }
-    return Status::Ok();
+    std::sort(dirs.begin(), dirs.end());
+    dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
+    for (EntryId d : dirs) ahead[d];
+    FATHOM_RETURN_IF_ERROR(b_->ChildrenOfMany(dirs, [&](const NameRow& name, const EntryRow& entry) {
+      ahead[name.parent].emplace_back(name, entry);
+    }));
+    Listing listing = std::move(ahead[dir]);
+    ahead.erase(dir);
+    return listing;
   }
 
   std::unique_ptr<CatalogBackend> b_;

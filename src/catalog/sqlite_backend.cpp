@@ -123,6 +123,9 @@ class SqliteBackend final : public CatalogBackend {
         {&set_last_id_, "UPDATE meta SET value = ? WHERE key = 'last_entry_id'"},
         {&name_target_, "SELECT id FROM names WHERE parent = ? AND name = ?"},
         {&names_of_, "SELECT parent, name, id, gen FROM names WHERE id = ? ORDER BY parent, name"},
+        {&children_of_many_, "SELECT n.parent, n.name, n.gen, " + Qualified("e.", kEntryColumns) +
+                                 " FROM names n JOIN entries e ON e.id = n.id"
+                                 " WHERE n.parent IN (SELECT value FROM json_each(?)) ORDER BY n.parent, n.name"},
         {&names_of_many_, "SELECT parent, name, id, gen FROM names WHERE id IN (SELECT value FROM json_each(?))"},
         {&insert_name_, "INSERT INTO names(parent, name, id, gen) VALUES(?, ?, ?, ?)"},
         {&delete_name_, "DELETE FROM names WHERE parent = ? AND name = ?"},
@@ -261,12 +264,7 @@ class SqliteBackend final : public CatalogBackend {
     // One statement per slice (a JSON array of ids): one read transaction, not one per id.
     constexpr size_t kIdsPerRead = 10000;
     for (size_t start = 0; start < ids.size(); start += kIdsPerRead) {
-      std::string list = "[";
-      for (EntryId id : ids.subspan(start, std::min(kIdsPerRead, ids.size() - start))) {
-        if (list.size() > 1) list.push_back(',');
-        list += std::to_string(id);
-      }
-      list.push_back(']');
+      const std::string list = JsonIds(ids.subspan(start, std::min(kIdsPerRead, ids.size() - start)));
       names_of_many_.BindText(1, list);
       FATHOM_RETURN_IF_ERROR(Rows(names_of_many_, "reading names", [&](const Statement& st) {
         fn(ReadName(st));
@@ -312,6 +310,18 @@ class SqliteBackend final : public CatalogBackend {
       return true;
     }));
     return out;
+  }
+  Status ChildrenOfMany(std::span<const EntryId> dirs,
+                        const std::function<void(const NameRow&, const EntryRow&)>& fn) override {
+    // One statement: one read transaction for all, not one per directory.
+    const std::string list = JsonIds(dirs);  // bound without a copy: alive until the last step
+    children_of_many_.BindText(1, list);
+    return Rows(children_of_many_, "listing directories", [&](const Statement& s) {
+      EntryRow entry = ReadEntry(s, 3);
+      NameRow name{s.ColumnInt(0), std::string(s.ColumnBlob(1)), entry.id, static_cast<uint64_t>(s.ColumnInt(2))};
+      fn(name, entry);
+      return true;
+    });
   }
   Result<std::vector<NameRow>> ChildNames(EntryId dir) override {
     child_names_.BindInt(1, dir);
@@ -579,21 +589,24 @@ class SqliteBackend final : public CatalogBackend {
     return row;
   }
 
+  // "[1,2,3]": ids for json_each(), SQLite's way of binding a list.
+  static std::string JsonIds(std::span<const EntryId> ids) {
+    std::string list = "[";
+    for (EntryId id : ids) {
+      if (list.size() > 1) list.push_back(',');
+      list += std::to_string(id);
+    }
+    list.push_back(']');
+    return list;
+  }
+
   // The selection's bounds as " AND ..." conditions, their values appended to `values`.
   static std::string Where(const Selection& sel, std::vector<int64_t>& values) {
     std::string sql;
-    auto add = [&](const char* condition, int64_t value) {
-      sql += " AND ";
-      sql += condition;
+    for (const auto& [condition, value] : SelectionBounds(sel)) {
+      sql += std::string(" AND ") + condition + " ?";
       values.push_back(value);
-    };
-    if (sel.uid) add("uid = ?", *sel.uid);
-    if (sel.gid) add("gid = ?", *sel.gid);
-    if (sel.min_size) add("size >= ?", *sel.min_size);
-    if (sel.max_size) add("size <= ?", *sel.max_size);
-    if (sel.min_mtime_ns) add("mtime >= ?", *sel.min_mtime_ns);
-    if (sel.max_mtime_ns) add("mtime <= ?", *sel.max_mtime_ns);
-    if (sel.type) add("(mode & 61440) = ?", *sel.type);
+    }
     return sql;
   }
 
@@ -622,7 +635,7 @@ class SqliteBackend final : public CatalogBackend {
   Statement entry_by_id_, entry_by_identity_, insert_entry_, update_entry_, delete_entry_;
   Statement last_id_, set_last_id_;
   Statement name_target_, names_of_, names_of_many_, insert_name_, delete_name_, rename_name_, set_name_gen_;
-  Statement children_, child_names_;
+  Statement children_, children_of_many_, child_names_;
   Statement tree_, add_tree_, delete_tree_, add_acct_, prune_acct_, set_multi_, clear_multi_;
   Statement insert_removed_, latest_removal_, expire_removed_;
   Statement stream_, set_stream_, stream_pending_, scan_, unfinished_scan_, last_generation_, insert_scan_,

@@ -56,6 +56,13 @@ class CatalogTest : public ::testing::Test {
     FATHOM_TEST_VALUE(b.Put(r, "x", DirAttrs(5), At(T(1))));
   }
 
+  // /r/x/big and its hard link /r/a/b/big-link (ino 60, 1 MiB, owner 2000, mtime T(9)).
+  void PutBigFileWithLink(Batch& b) {
+    const Attrs big = FileAttrs(60, 1 << 20, 2000, 2, T(9));
+    FATHOM_TEST_VALUE(b.Put(Id("/r/x"), "big", big, At(T(1))));
+    FATHOM_TEST_VALUE(b.Put(Id("/r/a/b"), "big-link", big, At(T(1))));
+  }
+
   fathom::testing::TempDir dir_;
   std::string uri_;
   std::unique_ptr<Catalog> catalog_;
@@ -396,13 +403,51 @@ TEST_F(CatalogTest, WalkVisitsPreOrderInByteOrderAndHonoursSkipAndStop) {
   EXPECT_FALSE(catalog_->Walk("/r/none", [](const Visit&) { return WalkStep::kContinue; }).ok());
 }
 
+TEST_F(CatalogTest, WalkReadingAheadManyDirectoriesStillVisitsInPreOrder) {
+  // 20 directories of 20 subdirectories of 2 files: more directories than one read ahead.
+  auto b = Begin();
+  EntryId r = FATHOM_TEST_VALUE(b->PutRoot("/r", DirAttrs(1), At(T(1))));
+  uint64_t ino = 10;
+  std::vector<std::string> expected{"/r"};
+  for (int i = 0; i < 20; ++i) {
+    const std::string d = "d" + std::to_string(i);
+    EntryId dir = FATHOM_TEST_VALUE(b->Put(r, d, DirAttrs(ino++), At(T(1))));
+    for (int j = 0; j < 20; ++j) {
+      const std::string sub = "s" + std::to_string(j);
+      EntryId subdir = FATHOM_TEST_VALUE(b->Put(dir, sub, DirAttrs(ino++), At(T(1))));
+      FATHOM_TEST_VALUE(b->Put(subdir, "a", FileAttrs(ino++, 1), At(T(1))));
+      FATHOM_TEST_VALUE(b->Put(subdir, "b", FileAttrs(ino++, 1), At(T(1))));
+    }
+  }
+  ASSERT_TRUE(b->Commit().ok());
+  // Byte order of the names: d0 d1 d10 .. d19 d2 ..; s0 s1 s10 ..; d7's children skipped.
+  std::vector<std::string> dirs, subs;
+  for (int i = 0; i < 20; ++i) dirs.push_back("d" + std::to_string(i)), subs.push_back("s" + std::to_string(i));
+  std::sort(dirs.begin(), dirs.end());
+  std::sort(subs.begin(), subs.end());
+  for (const std::string& d : dirs) {
+    expected.push_back("/r/" + d);
+    if (d == "d7") continue;
+    for (const std::string& sub : subs) {
+      expected.push_back("/r/" + d + "/" + sub);
+      expected.push_back("/r/" + d + "/" + sub + "/a");
+      expected.push_back("/r/" + d + "/" + sub + "/b");
+    }
+  }
+  std::vector<std::string> seen;
+  ASSERT_TRUE(catalog_->Walk("/r", [&](const Visit& v) {
+    seen.emplace_back(v.path);
+    EXPECT_EQ(v.depth, static_cast<int>(std::count(v.path.begin(), v.path.end(), '/')) - 1) << v.path;
+    return v.path == "/r/d7" ? WalkStep::kSkipChildren : WalkStep::kContinue;
+  }).ok());
+  EXPECT_EQ(seen, expected);
+}
+
 TEST_F(CatalogTest, SelectHandsEveryNameOfEachMatchingObject) {
   auto b = Begin();
   PutSmallTree(*b);
-  EntryId x = Id("/r/x"), bb = Id("/r/a/b");
-  FATHOM_TEST_VALUE(b->Put(x, "big", FileAttrs(60, 1 << 20, 2000, 2, T(9)), At(T(1))));
-  FATHOM_TEST_VALUE(b->Put(bb, "big-link", FileAttrs(60, 1 << 20, 2000, 2, T(9)), At(T(1))));
-  FATHOM_TEST_VALUE(b->Put(x, "small", FileAttrs(61, 10, 2000, 1, T(9)), At(T(1))));
+  PutBigFileWithLink(*b);
+  FATHOM_TEST_VALUE(b->Put(Id("/r/x"), "small", FileAttrs(61, 10, 2000, 1, T(9)), At(T(1))));
   ASSERT_TRUE(b->Commit().ok());
   Selection sel;
   sel.uid = 2000;
@@ -430,9 +475,7 @@ TEST_F(CatalogTest, SelectHandsEveryNameOfEachMatchingObject) {
 TEST_F(CatalogTest, SelectTestsNamesBeforeBuildingPathsButNeverARootsName) {
   auto b = Begin();
   PutSmallTree(*b);
-  EntryId x = Id("/r/x"), bb = Id("/r/a/b");
-  FATHOM_TEST_VALUE(b->Put(x, "big", FileAttrs(60, 1 << 20, 2000, 2, T(9)), At(T(1))));
-  FATHOM_TEST_VALUE(b->Put(bb, "big-link", FileAttrs(60, 1 << 20, 2000, 2, T(9)), At(T(1))));
+  PutBigFileWithLink(*b);
   ASSERT_TRUE(b->Commit().ok());
   auto selected = [&](const Selection& sel) {
     std::vector<std::string> found;

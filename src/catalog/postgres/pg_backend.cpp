@@ -74,6 +74,11 @@ std::vector<PgBackend::Sql> PgBackend::EntrySql() {
        "SELECT n.name, n.gen, " + Qualified("e.", kEntryColumns) +
            " FROM names n JOIN entries e ON e.id = n.id WHERE n.parent = $1 ORDER BY n.name",
        Ints(1), "list a directory"},
+      {&children_of_many_,
+       "SELECT n.parent, n.name, n.gen, " + Qualified("e.", kEntryColumns) +
+           " FROM names n JOIN entries e ON e.id = n.id"
+           " WHERE n.parent = ANY(string_to_array($1, ',')::bigint[]) ORDER BY n.parent, n.name",
+       {Type::kText}, "list directories"},
       {&child_names_, "SELECT parent, name, id, gen FROM names WHERE parent = $1 ORDER BY name", Ints(1),
        "list a directory"},
       {&names_after_,
@@ -196,17 +201,10 @@ Status PgBackend::SetLastEntryId(EntryId id) { return Run(set_last_id_, {Param::
 // The selection's bounds as " AND ..." conditions on parameters appended to `params`.
 std::string PgBackend::Where(const Selection& sel, std::vector<Param>& params) {
   std::string sql;
-  auto add = [&](const char* condition, int64_t value) {
+  for (const auto& [condition, value] : SelectionBounds(sel)) {
     params.push_back(Param::Int(value));
     sql += std::string(" AND ") + condition + " $" + std::to_string(params.size());
-  };
-  if (sel.uid) add("uid =", *sel.uid);
-  if (sel.gid) add("gid =", *sel.gid);
-  if (sel.min_size) add("size >=", *sel.min_size);
-  if (sel.max_size) add("size <=", *sel.max_size);
-  if (sel.min_mtime_ns) add("mtime >=", *sel.min_mtime_ns);
-  if (sel.max_mtime_ns) add("mtime <=", *sel.max_mtime_ns);
-  if (sel.type) add("(mode & 61440) =", *sel.type);
+  }
   return sql;
 }
 
@@ -304,6 +302,22 @@ Result<std::vector<std::pair<NameRow, EntryRow>>> PgBackend::Children(EntryId di
     out.emplace_back(std::move(name), std::move(entry));
   }
   return out;
+}
+
+Status PgBackend::ChildrenOfMany(std::span<const EntryId> dirs,
+                                 const std::function<void(const NameRow&, const EntryRow&)>& fn) {
+  std::string list;
+  for (EntryId dir : dirs) {
+    if (!list.empty()) list.push_back(',');
+    list += std::to_string(dir);
+  }
+  FATHOM_ASSIGN_OR_RETURN(Rows rows, Run(children_of_many_, {Param::Text(list)}));
+  for (int i = 0; i < rows.size(); ++i) {
+    EntryRow entry = ReadEntry(rows, i, 3);
+    NameRow name{rows.Int(i, 0), std::string(rows.Bytes(i, 1)), entry.id, static_cast<uint64_t>(rows.Int(i, 2))};
+    fn(name, entry);
+  }
+  return Status::Ok();
 }
 
 Result<std::vector<NameRow>> PgBackend::ChildNames(EntryId dir) { return NameRows(child_names_, {Param::Int(dir)}); }

@@ -52,6 +52,8 @@ class PgBackend final : public CatalogBackend {
                     std::string_view new_name) override;
   Status SetNameGeneration(EntryId parent, std::string_view name, uint64_t generation) override;
   Result<std::vector<std::pair<NameRow, EntryRow>>> Children(EntryId dir) override;
+  Status ChildrenOfMany(std::span<const EntryId> dirs,
+                        const std::function<void(const NameRow&, const EntryRow&)>& fn) override;
   Result<std::vector<NameRow>> ChildNames(EntryId dir) override;
   Status ForEachName(const std::function<void(const NameRow&)>& fn) override;
 
@@ -134,7 +136,7 @@ class PgBackend final : public CatalogBackend {
   Statement entry_by_id_, entry_by_identity_, insert_entry_, update_entry_, delete_entry_;
   Statement last_id_, set_last_id_, entries_after_;
   Statement name_target_, names_of_, names_of_many_, insert_name_, delete_name_, rename_name_, set_name_gen_;
-  Statement children_, child_names_, names_after_;
+  Statement children_, children_of_many_, child_names_, names_after_;
   Statement tree_, add_tree_, delete_tree_, tree_after_, add_acct_, prune_acct_, set_multi_, clear_multi_;
   Statement insert_removed_, latest_removal_, expire_removed_, removed_before_;
   Statement stream_, set_stream_, stream_pending_, scan_, unfinished_scan_, last_generation_, insert_scan_,
