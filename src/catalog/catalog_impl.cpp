@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include "catalog/catalog_batch.h"
 #include "catalog/catalog_lookup.h"
@@ -135,8 +136,17 @@ class CatalogImpl final : public Catalog {
   }
 
   Status Children(EntryId dir, const std::function<bool(const Node&)>& fn) override {
-    FATHOM_ASSIGN_OR_RETURN(auto children, b_->Children(dir));
-    for (const auto& [name, entry] : children) {
+    // Inside a walk (find's -empty), a listing it read ahead serves.
+    Listing read;
+    const Listing* children = nullptr;
+    if (walk_ahead_ != nullptr) {
+      if (auto it = walk_ahead_->find(dir); it != walk_ahead_->end()) children = &it->second;
+    }
+    if (children == nullptr) {
+      FATHOM_ASSIGN_OR_RETURN(read, b_->Children(dir));
+      children = &read;
+    }
+    for (const auto& [name, entry] : *children) {
       if (!fn(ToNode(name, entry))) break;
     }
     return Status::Ok();
@@ -159,6 +169,12 @@ class CatalogImpl final : public Catalog {
       int depth = 0;           // of its children
     };
     WalkAhead ahead;
+    WalkAhead* const outer = std::exchange(walk_ahead_, &ahead);
+    struct Restore {
+      WalkAhead*& at;
+      WalkAhead* value;
+      ~Restore() { at = value; }
+    } restore{walk_ahead_, outer};
     std::vector<Frame> stack;
     FATHOM_ASSIGN_OR_RETURN(Listing first, ListAhead(start->id, stack, ahead));
     stack.push_back(Frame{std::move(first), 0, walk_path.size(), 1});
@@ -381,7 +397,8 @@ class CatalogImpl final : public Catalog {
   using WalkAhead = std::unordered_map<EntryId, Listing>;
 
   // The listing of `dir`, from `ahead` or read together with those of the directories the walk
-  // of `stack` visits next (up to kWalkAheadDirs of them, in one ChildrenOfMany).
+  // of `stack` visits next, in its order (up to kWalkAheadDirs, in one ChildrenOfMany): the
+  // directories left in the stack's frames and, below those already read ahead, theirs.
   template <typename Stack>
   Result<Listing> ListAhead(EntryId dir, const Stack& stack, WalkAhead& ahead) {
     if (auto it = ahead.find(dir); it != ahead.end()) {
@@ -391,12 +408,22 @@ class CatalogImpl final : public Catalog {
     }
     std::vector<EntryId> dirs{dir};
     size_t looked = 0;
-    for (auto frame = stack.rbegin(); frame != stack.rend() && dirs.size() < kWalkAheadDirs; ++frame) {
-      for (size_t i = frame->next; i < frame->children.size() && dirs.size() < kWalkAheadDirs &&
-                                   looked < kWalkAheadLooks;
-           ++i, ++looked) {
-        const EntryRow& entry = frame->children[i].second;
-        if (S_ISDIR(entry.attrs.mode) && !ahead.contains(entry.id)) dirs.push_back(entry.id);
+    // Each frame's remaining names, top first; a directory read ahead is entered at once.
+    std::vector<std::pair<const Listing*, size_t>> order;
+    for (const auto& frame : stack) order.emplace_back(&frame.children, frame.next);
+    while (!order.empty() && dirs.size() < kWalkAheadDirs && looked < kWalkAheadLooks) {
+      auto& [listing, next] = order.back();
+      if (next == listing->size()) {
+        order.pop_back();
+        continue;
+      }
+      const EntryRow& entry = (*listing)[next++].second;
+      ++looked;
+      if (!S_ISDIR(entry.attrs.mode)) continue;
+      if (auto it = ahead.find(entry.id); it != ahead.end()) {
+        order.emplace_back(&it->second, 0);
+      } else {
+        dirs.push_back(entry.id);
       }
     }
     std::sort(dirs.begin(), dirs.end());
@@ -412,6 +439,7 @@ class CatalogImpl final : public Catalog {
 
   std::unique_ptr<CatalogBackend> b_;
   CatalogOptions options_;
+  WalkAhead* walk_ahead_ = nullptr;  // the running walk's listings read ahead
 };
 
 }  // namespace
