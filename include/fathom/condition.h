@@ -56,9 +56,9 @@ struct Subject {
 class Condition {
  public:
   // `source` names where the text came from in errors ("policies.yaml, rule old_tmp");
-  // `first_line` is the text's first line number there.
+  // `first_line` and `first_column` place the text's first character there.
   static Result<Condition> Parse(std::string_view text, std::string_view source = "condition",
-                                 int first_line = 1);
+                                 int first_line = 1, int first_column = 1);
 
   // Whether the subject satisfies the condition, ages taken at `now_ns`.
   bool Matches(const Subject& subject, int64_t now_ns) const;

@@ -19,7 +19,8 @@ struct Token {
 
 class Lexer {
  public:
-  Lexer(std::string_view text, int first_line) : text_(text), line_(first_line) {}
+  Lexer(std::string_view text, int first_line, int first_column)
+      : text_(text), line_(first_line), column_(first_column) {}
   // The next token; an error (naming its line and column) for an unterminated string or a
   // lone '!', '=' that is not an operator.
   Result<Token> Next();

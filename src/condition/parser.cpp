@@ -61,7 +61,7 @@ std::optional<int64_t> AccountId(const std::string& v, bool group) {
 
 class Parser {
  public:
-  Parser(std::string_view text, int first_line) : lexer_(text, first_line) {}
+  Parser(std::string_view text, int first_line, int first_column) : lexer_(text, first_line, first_column) {}
 
   Result<std::shared_ptr<const Node>> Parse() {
     FATHOM_RETURN_IF_ERROR(Advance());
@@ -229,8 +229,9 @@ class Parser {
 
 }  // namespace
 
-Result<Condition> Condition::Parse(std::string_view text, std::string_view source, int first_line) {
-  Parser parser(text, first_line);
+Result<Condition> Condition::Parse(std::string_view text, std::string_view source, int first_line,
+                                   int first_column) {
+  Parser parser(text, first_line, first_column);
   auto root = parser.Parse();
   if (!root.ok()) return Status::Error(std::string(source) + ": " + root.status().message());
   return Condition(std::move(root).value());

@@ -278,6 +278,10 @@ int RunFind(const std::vector<std::string>& args, Catalog& catalog, std::ostream
     return Status::Error("'" + std::string(path) + "': not in the catalog nor on the file system (" +
                          std::strerror(errno) + ")");
   };
+  if (options.config != nullptr) {
+    env.classes = &options.config->fileclasses;
+    env.classes_source = options.config->source;
+  }
   env.open_output = [](const std::string& path) -> Result<std::shared_ptr<std::ostream>> {
     auto file = std::make_shared<std::ofstream>(path, std::ios::out | std::ios::trunc | std::ios::binary);
     if (!file->is_open())

@@ -23,6 +23,7 @@
 
 #include "catalog/find/expression.h"
 #include "fathom/catalog.h"
+#include "fathom/policy.h"
 
 namespace fathom::catalog::find {
 
@@ -34,6 +35,8 @@ struct RunOptions {
   // Indexed tests narrow the candidates (Catalog::Select) only while they leave fewer than
   // this many objects and fewer than a sixteenth of the catalog; past that, a walk reads less.
   uint64_t select_below = 4096;
+  // The policy configuration's file classes, for -class (borrowed for the call).
+  const policy::PolicyConfig* config = nullptr;
 };
 
 int RunFind(const std::vector<std::string>& args, Catalog& catalog, std::ostream& out,

@@ -304,6 +304,20 @@ class Parser {
       FATHOM_ASSIGN_OR_RETURN(int64_t n, DepthArg(t));
       return t == "-ost" ? OstTest(static_cast<uint32_t>(n)) : MdtTest(static_cast<uint32_t>(n));
     }
+    if (t == "-class") {
+      FATHOM_ASSIGN_OR_RETURN(std::string name, Arg(t));
+      if (env_.classes == nullptr) {
+        return Status::Error(t + ": no file classes: give the policy configuration that defines " + Quote(name) +
+                             " with --config FILE");
+      }
+      if (!env_.classes->Has(name)) {
+        std::string known;
+        for (const std::string& n : env_.classes->Names()) known += (known.empty() ? "" : ", ") + n;
+        return Status::Error(t + ": " + env_.classes_source + " defines no file class " + Quote(name) +
+                             " (it defines: " + (known.empty() ? "none" : known) + ")");
+      }
+      return ClassTest(name, *env_.classes, env_.now_ns);
+    }
     if (t == "-pool") {
       FATHOM_ASSIGN_OR_RETURN(std::string pool, Arg(t));
       return PoolTest(pool);

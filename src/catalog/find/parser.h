@@ -20,6 +20,7 @@
 #include "catalog/find/expression.h"
 #include "catalog/find/names.h"
 #include "fathom/catalog.h"
+#include "fathom/policy.h"
 #include "fathom/status.h"
 
 namespace fathom::catalog::find {
@@ -29,6 +30,9 @@ struct ParseEnvironment {
   NameCache* names = nullptr;
   // The attributes of a reference file named on the command line (as given).
   std::function<Result<Attrs>(std::string_view path)> reference;
+  // The file classes -class names (nullptr: none were given) and where they came from.
+  const policy::FileClasses* classes = nullptr;
+  std::string classes_source;
   // Opens a file for -fprint, -fprint0, -fprintf, -fls (truncated, created).
   std::function<Result<std::shared_ptr<std::ostream>>(const std::string& path)> open_output;
 };

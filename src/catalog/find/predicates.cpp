@@ -296,6 +296,21 @@ std::unique_ptr<Predicate> OstTest(uint32_t ost) {
   });
 }
 
+std::unique_ptr<Predicate> ClassTest(std::string name, const policy::FileClasses& classes, int64_t now_ns) {
+  auto narrow = [name, &classes, now_ns](Selection& s) { classes.Narrow(name, s, now_ns); };
+  return MakeTest(
+      "-class",
+      [name, &classes, now_ns](const Entry& e, EvalContext& ctx) {
+        condition::Subject s;
+        s.path = e.abs_path;
+        s.attrs = &e.node.attrs;
+        s.user_name = [&](uint32_t uid) { return ctx.names->UserName(uid); };
+        s.group_name = [&](uint32_t gid) { return ctx.names->GroupName(gid); };
+        return classes.Contains(name, s, now_ns);
+      },
+      narrow);
+}
+
 std::unique_ptr<Predicate> PoolTest(std::string pool) {
   return MakeTest("-pool", [pool = std::move(pool)](const Entry& e, EvalContext&) {
     return e.node.attrs.lustre && e.node.attrs.lustre->pool == pool;

@@ -17,6 +17,7 @@
 
 #include "catalog/find/expression.h"
 #include "catalog/find/mode.h"
+#include "fathom/policy.h"
 
 namespace fathom::catalog::find {
 
@@ -77,6 +78,9 @@ std::unique_ptr<Predicate> ConstTest(bool value);              // -true / -false
 std::unique_ptr<Predicate> FidTest(std::string fid);
 std::unique_ptr<Predicate> OstTest(uint32_t ost);
 std::unique_ptr<Predicate> PoolTest(std::string pool);
+// -class NAME: membership of a file class of the policy configuration (fathom/policy.h),
+// which outlives the predicate; narrows a selection by the class's index bounds.
+std::unique_ptr<Predicate> ClassTest(std::string name, const policy::FileClasses& classes, int64_t now_ns);
 std::unique_ptr<Predicate> MdtTest(uint32_t mdt);
 
 }  // namespace fathom::catalog::find

@@ -109,6 +109,7 @@ class FindEngine : public ::testing::Test {
     options.cwd = dir_.path();
     options.now_ns = kNow;
     options.select_below = select_below_;
+    options.config = config_;
     if (uid) {
       options.uid = uid;
       options.gids = gids;
@@ -127,6 +128,7 @@ class FindEngine : public ::testing::Test {
   int status_ = -1;
   std::string err_;
   uint64_t select_below_ = find::RunOptions{}.select_below;
+  const policy::PolicyConfig* config_ = nullptr;
 };
 
 TEST_F(FindEngine, DayWindowsTruncateTheAgeAtExactNanosecondBoundaries) {
@@ -302,6 +304,36 @@ TEST_F(FindEngine, SelectedNameTestsSeeTheStartingPointAsGivenAndTheRestByTheirN
   EXPECT_EQ(Find({"t", "-uid", "9", "-iname", "G*"}), "t/g0\n");
   EXPECT_EQ(Find({"t", "-uid", "9", "-mindepth", "1", "-name", "t"}), "");
   EXPECT_EQ(Find({"t", "-uid", "9", "(", "-name", "f*", "-o", "-name", "g*", ")"}), "t/f0\nt/g0\n");
+}
+
+TEST_F(FindEngine, ClassSelectsTheMembersOfAFileClassOfTheConfiguration) {
+  Dir("t");
+  Dir("t/keep");
+  File("t/a.tmp", 100);
+  File("t/b.tmp", 5000);
+  File("t/keep/c.tmp", 5000);
+  File("t/d.dat", 5000);
+  auto config = policy::ParsePolicyConfig(
+      "fileclasses:\n"
+      "  tmp: \"type == file and name == '*.tmp'\"\n"
+      "  big: \"type == file and size > 1K\"\n"
+      "  kept: \"tree == " + Path("t/keep") + "\"\n"
+      "  purge: {inter: [tmp, big, loose]}\n"
+      "  loose: {not: kept}\n",
+      "classes.yaml");
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  config_ = &config.value();
+  EXPECT_EQ(Find({"t", "-class", "tmp"}), "t/a.tmp\nt/b.tmp\nt/keep/c.tmp\n");
+  EXPECT_EQ(Find({"t", "-class", "purge"}), "t/b.tmp\n");
+  EXPECT_EQ(Find({"t", "-class", "big", "-not", "-class", "tmp"}), "t/d.dat\n");
+  EXPECT_EQ(Find({"t", "-class", "nope"}), "");
+  EXPECT_EQ(status_, 1);
+  EXPECT_EQ(err_, "fathom find: -class: classes.yaml defines no file class \"nope\" (it defines: big, kept, loose, "
+                  "purge, tmp)\n");
+  config_ = nullptr;
+  EXPECT_EQ(Find({"t", "-class", "tmp"}), "");
+  EXPECT_EQ(err_, "fathom find: -class: no file classes: give the policy configuration that defines \"tmp\" with "
+                  "--config FILE\n");
 }
 
 TEST_F(FindEngine, CountSortAndLimitAreFathomsExtras) {
