@@ -89,25 +89,19 @@ class Parser {
     return n;
   }
 
-  Result<std::shared_ptr<const Node>> Or() {
-    FATHOM_ASSIGN_OR_RETURN(auto left, And());
-    while (Keyword(token_, "or")) {
+  // One precedence level: `next` operands joined by `keyword`, left to right.
+  using Level = Result<std::shared_ptr<const Node>> (Parser::*)();
+  Result<std::shared_ptr<const Node>> Chain(std::string_view keyword, Node::Kind kind, Level next) {
+    FATHOM_ASSIGN_OR_RETURN(auto left, (this->*next)());
+    while (Keyword(token_, keyword)) {
       FATHOM_RETURN_IF_ERROR(Advance());
-      FATHOM_ASSIGN_OR_RETURN(auto right, And());
-      left = Join(Node::Kind::kOr, std::move(left), std::move(right));
+      FATHOM_ASSIGN_OR_RETURN(auto right, (this->*next)());
+      left = Join(kind, std::move(left), std::move(right));
     }
     return left;
   }
-
-  Result<std::shared_ptr<const Node>> And() {
-    FATHOM_ASSIGN_OR_RETURN(auto left, Unary());
-    while (Keyword(token_, "and")) {
-      FATHOM_RETURN_IF_ERROR(Advance());
-      FATHOM_ASSIGN_OR_RETURN(auto right, Unary());
-      left = Join(Node::Kind::kAnd, std::move(left), std::move(right));
-    }
-    return left;
-  }
+  Result<std::shared_ptr<const Node>> Or() { return Chain("or", Node::Kind::kOr, &Parser::And); }
+  Result<std::shared_ptr<const Node>> And() { return Chain("and", Node::Kind::kAnd, &Parser::Unary); }
 
   Result<std::shared_ptr<const Node>> Unary() {
     if (++depth_ > kMaxDepth) return Expected("fewer nested 'not' and parentheses (at most 200)");
