@@ -19,12 +19,17 @@ class ConfigLoader {
   ConfigLoader(std::string_view text, std::string_view source) : text_(text), source_(source) {}
 
   Result<PolicyConfig> Load() {
-    YAML::Node root;
+    // yaml-cpp reports syntax errors, and keys or values of an unexpected shape, by throwing.
     try {
-      root = YAML::Load(std::string(text_));
+      return LoadYaml();
     } catch (const YAML::Exception& e) {
-      return Status::Error(At(e.mark) + "not valid YAML: " + e.msg);
+      return Status::Error(At(e.mark) + "not valid YAML here: " + e.msg);
     }
+  }
+
+ private:
+  Result<PolicyConfig> LoadYaml() {
+    YAML::Node root = YAML::Load(std::string(text_));
     PolicyConfig config;
     config.source = source_;
     if (!root || root.IsNull()) return config;
@@ -41,7 +46,6 @@ class ConfigLoader {
     return config;
   }
 
- private:
   using Definition = FileClasses::Definition;
 
   std::string At(const YAML::Mark& mark) const {

@@ -87,7 +87,9 @@ TEST(PolicyConfigTest, ErrorsNameTheFileLineAndColumn) {
             "policies.yaml, fileclass a: line 2, column 13: found '12Q', expected a size for size (a number, then "
             "B K M G T P or E, or KB MB ...)");
   EXPECT_EQ(Error("fileclasses:\n  a: [x\n"),
-            "policies.yaml: line 3, column 1: not valid YAML: end of sequence flow not found");
+            "policies.yaml: line 3, column 1: not valid YAML here: end of sequence flow not found");
+  EXPECT_EQ(Error("fileclasses:\n  ? [a, b]\n  : size > 1\n"),
+            "policies.yaml: line 2, column 5: not valid YAML here: bad conversion");
   EXPECT_EQ(Error("filclasses:\n  a: size > 1\n"),
             "policies.yaml: line 1, column 1: unknown section 'filclasses' (expected fileclasses)");
   EXPECT_EQ(Error("fileclasses:\n  a: {union: [b]}\n"),
