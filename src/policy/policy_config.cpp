@@ -11,12 +11,14 @@
 #include <sstream>
 
 #include "policy/file_classes_impl.h"
+#include "policy/policies_section.h"
+#include "policy/yaml_text.h"
 
 namespace fathom::policy {
 
 class ConfigLoader {
  public:
-  ConfigLoader(std::string_view text, std::string_view source) : text_(text), source_(source) {}
+  ConfigLoader(std::string_view text, std::string_view source) : yaml_{text, std::string(source)} {}
 
   Result<PolicyConfig> Load() {
     // yaml-cpp reports syntax errors, and keys or values of an unexpected shape, by throwing.
@@ -29,28 +31,57 @@ class ConfigLoader {
 
  private:
   Result<PolicyConfig> LoadYaml() {
-    YAML::Node root = YAML::Load(std::string(text_));
+    YAML::Node root = YAML::Load(std::string(yaml_.text));
     PolicyConfig config;
-    config.source = source_;
+    config.source = yaml_.source;
     if (!root || root.IsNull()) return config;
-    if (!root.IsMap()) return Status::Error(At(root.Mark()) + "expected a mapping of sections (fileclasses:)");
+    if (!root.IsMap()) return Status::Error(At(root.Mark()) + "expected a mapping of sections (fileclasses:, policies:)");
+    std::vector<YAML::Mark> policy_marks;
     for (const auto& item : root) {
       const std::string key = item.first.as<std::string>();
       if (key == "fileclasses") {
         FATHOM_RETURN_IF_ERROR(FileClassesSection(item.second, config.fileclasses));
+      } else if (key == "policies") {
+        FATHOM_RETURN_IF_ERROR(ParsePolicies(item.second, yaml_, config.policies));
+        if (item.second.IsMap()) {
+          for (const auto& p : item.second) policy_marks.push_back(p.first.Mark());
+        }
       } else {
-        return Status::Error(At(item.first.Mark()) + "unknown section '" + key + "' (expected fileclasses)");
+        return Status::Error(At(item.first.Mark()) + "unknown section '" + key + "' (expected fileclasses, policies)");
       }
     }
     FATHOM_RETURN_IF_ERROR(CheckReferences(config.fileclasses));
+    for (size_t i = 0; i < config.policies.size(); ++i) {
+      FATHOM_RETURN_IF_ERROR(CheckPolicyClasses(config.policies[i], config.fileclasses, policy_marks[i]));
+    }
     return config;
   }
 
   using Definition = FileClasses::Definition;
 
-  std::string At(const YAML::Mark& mark) const {
-    if (mark.is_null()) return source_ + ": ";
-    return source_ + ": line " + std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1) + ": ";
+  std::string At(const YAML::Mark& mark) const { return yaml_.At(mark); }
+
+  // Every class a policy names is defined.
+  Status CheckPolicyClasses(const Policy& p, const FileClasses& classes, const YAML::Mark& at) const {
+    std::vector<std::string> named = p.ignore_fileclasses;
+    auto add = [&](const condition::Condition& c) {
+      for (std::string& n : c.Fileclasses()) named.push_back(std::move(n));
+    };
+    if (p.scope) add(*p.scope);
+    for (const auto& c : p.ignore) add(c);
+    for (const Rule& r : p.rules) {
+      named.insert(named.end(), r.target_fileclasses.begin(), r.target_fileclasses.end());
+      if (r.condition) add(*r.condition);
+    }
+    for (const std::string& n : named) {
+      if (!classes.Has(n)) {
+        std::string defined;
+        for (const std::string& d : classes.Names()) defined += (defined.empty() ? "" : ", ") + d;
+        return Status::Error(At(at) + "policy " + p.name + " names fileclass '" + n + "', which is not defined (defined: " +
+                             (defined.empty() ? "none" : defined) + ")");
+      }
+    }
+    return Status::Ok();
   }
 
   static bool GoodName(const std::string& name) {
@@ -77,26 +108,12 @@ class ConfigLoader {
     return Status::Ok();
   }
 
-  // The column of a scalar's first character: after its opening quote, if it has one.
-  int TextColumn(const YAML::Mark& mark) const {
-    size_t line_start = 0;
-    for (int line = 0; line < mark.line && line_start != std::string_view::npos; ++line) {
-      line_start = text_.find('\n', line_start);
-      if (line_start != std::string_view::npos) ++line_start;
-    }
-    const size_t at = line_start == std::string_view::npos ? text_.size() : line_start + mark.column;
-    const bool quoted = at < text_.size() && (text_[at] == '"' || text_[at] == '\'');
-    return mark.column + 1 + (quoted ? 1 : 0);
-  }
-
   Result<std::unique_ptr<Definition>> Class(const std::string& name, const YAML::Node& value) {
     auto d = std::make_unique<Definition>();
     d->line = value.Mark().line + 1;
     d->column = value.Mark().column + 1;
     if (value.IsScalar()) {
-      FATHOM_ASSIGN_OR_RETURN(condition::Condition c,
-                              condition::Condition::Parse(value.Scalar(), source_ + ", fileclass " + name,
-                                                          value.Mark().line + 1, TextColumn(value.Mark())));
+      FATHOM_ASSIGN_OR_RETURN(condition::Condition c, yaml_.ConditionOf(value, "fileclass " + name));
       d->condition = std::move(c);
       return d;
     }
@@ -139,7 +156,7 @@ class ConfigLoader {
     for (const auto& [name, d] : classes.classes_) {
       for (const std::string& other : Named(*d)) {
         if (!classes.Has(other)) {
-          return Status::Error(source_ + ": line " + std::to_string(d->line) + ", column " + std::to_string(d->column) +
+          return Status::Error(yaml_.source + ": line " + std::to_string(d->line) + ", column " + std::to_string(d->column) +
                                ": fileclass '" + name + "' names '" + other + "', which is not defined (defined: " +
                                defined + ")");
         }
@@ -154,7 +171,7 @@ class ConfigLoader {
         std::string cycle;
         for (auto it = at; it != path.end(); ++it) cycle += *it + " -> ";
         const Definition& d = *classes.classes_.find(name)->second;
-        return Status::Error(source_ + ": line " + std::to_string(d.line) + ", column " + std::to_string(d.column) +
+        return Status::Error(yaml_.source + ": line " + std::to_string(d.line) + ", column " + std::to_string(d.column) +
                              ": fileclass '" + name + "' is defined through itself (" + cycle + name + ")");
       }
       path.push_back(name);
@@ -169,8 +186,7 @@ class ConfigLoader {
     return Status::Ok();
   }
 
-  std::string_view text_;
-  std::string source_;
+  YamlText yaml_;
 };
 
 Result<PolicyConfig> ParsePolicyConfig(std::string_view yaml, std::string_view source) {

@@ -91,7 +91,7 @@ TEST(PolicyConfigTest, ErrorsNameTheFileLineAndColumn) {
   EXPECT_EQ(Error("fileclasses:\n  ? [a, b]\n  : size > 1\n"),
             "policies.yaml: line 2, column 5: not valid YAML here: bad conversion");
   EXPECT_EQ(Error("filclasses:\n  a: size > 1\n"),
-            "policies.yaml: line 1, column 1: unknown section 'filclasses' (expected fileclasses)");
+            "policies.yaml: line 1, column 1: unknown section 'filclasses' (expected fileclasses, policies)");
   EXPECT_EQ(Error("fileclasses:\n  a: {union: [b]}\n"),
             "policies.yaml: line 2, column 6: fileclass 'a' names 'b', which is not defined (defined: a)");
   EXPECT_EQ(Error("fileclasses:\n  a: {union: [b]}\n  b: \"fileclass == a\"\n"),
@@ -107,6 +107,139 @@ TEST(PolicyConfigTest, ErrorsNameTheFileLineAndColumn) {
             "policies.yaml: line 2, column 3: fileclass name 'a b': use letters, digits, '_', '-' and '.'");
   EXPECT_EQ(Error("fileclasses: [a]\n"),
             "policies.yaml: line 1, column 14: fileclasses: expected a mapping of class names");
+}
+
+constexpr const char* kPolicies = R"(
+fileclasses:
+  scratch_tmp: "type == file and name == '*.tmp'"
+  protected: "tree == /scratch/keep"
+policies:
+  purge:
+    default_action: delete
+    scope: "tree == /scratch"
+    sort: last_access
+    ignore: ["owner == root"]
+    ignore_fileclass: [protected]
+    rules:
+      - name: old_tmp
+        target_fileclass: scratch_tmp
+        condition: "last_mod > 30d"
+      - name: rest
+        condition: "last_access > 60d"
+        action: {move: /scratch/.trash}
+    max_action_count: 1000
+    max_action_volume: 10TB
+    rate_limit: 600/min
+    suspend_error_pct: 5%
+    trigger: {on: global_usage, high: 85%, low: 80%, check_every: 15min}
+  archive:
+    default_action: {copy: {to: /archive, verify: true}}
+    rules: [{name: all}]
+    triggers:
+      - {on: periodic, check_every: 1d}
+      - {on: user_usage, high: 2TB, low: 1TB, check_every: 1h, targets: [alice, bob]}
+  notify:
+    default_action: {command: [/usr/bin/logger, "purged {path}"], timeout: 10s}
+    rules: [{name: any}]
+)";
+
+TEST(PolicyConfigTest, PoliciesReadEveryKey) {
+  const PolicyConfig config = Parse(kPolicies);
+  ASSERT_EQ(config.policies.size(), 3u);
+  const Policy& purge = *config.Find("purge");
+  EXPECT_EQ(purge.default_action.kind, Action::Kind::kDelete);
+  EXPECT_EQ(purge.scope->ToString(), "tree == '/scratch'");
+  EXPECT_EQ(purge.sort, Policy::Sort::kLastAccess);
+  ASSERT_EQ(purge.ignore.size(), 1u);
+  EXPECT_EQ(purge.ignore_fileclasses, std::vector<std::string>{"protected"});
+  ASSERT_EQ(purge.rules.size(), 2u);
+  EXPECT_EQ(purge.rules[0].target_fileclasses, std::vector<std::string>{"scratch_tmp"});
+  EXPECT_EQ(purge.rules[1].action->kind, Action::Kind::kMove);
+  EXPECT_EQ(purge.rules[1].action->destination, "/scratch/.trash");
+  EXPECT_EQ(purge.max_action_count, 1000u);
+  EXPECT_EQ(purge.max_action_volume, int64_t{10} << 40);
+  EXPECT_EQ(purge.max_actions_per_second, 10.0);
+  EXPECT_EQ(purge.suspend_error_pct, 5.0);
+  ASSERT_EQ(purge.triggers.size(), 1u);
+  EXPECT_EQ(purge.triggers[0].on, Trigger::On::kGlobalUsage);
+  EXPECT_EQ(purge.triggers[0].high->unit, Threshold::Unit::kPercent);
+  EXPECT_EQ(purge.triggers[0].high->value, 85.0);
+  EXPECT_EQ(purge.triggers[0].check_every_ns, int64_t{900} * 1000000000);
+  const Policy& archive = *config.Find("archive");
+  EXPECT_EQ(archive.default_action.kind, Action::Kind::kCopy);
+  EXPECT_EQ(archive.default_action.destination, "/archive");
+  ASSERT_EQ(archive.triggers.size(), 2u);
+  EXPECT_EQ(archive.triggers[1].high->unit, Threshold::Unit::kBytes);
+  EXPECT_EQ(archive.triggers[1].targets, (std::vector<std::string>{"alice", "bob"}));
+  const Policy& notify = *config.Find("notify");
+  EXPECT_EQ(notify.default_action.argv, (std::vector<std::string>{"/usr/bin/logger", "purged {path}"}));
+  EXPECT_EQ(notify.default_action.timeout_ns, int64_t{10} * 1000000000);
+  EXPECT_EQ(config.Find("none"), nullptr);
+}
+
+TEST(PolicyConfigTest, DecideFollowsScopeIgnoreAndTheFirstRuleThatTargetsTheEntry) {
+  const PolicyConfig config = Parse(kPolicies);
+  const Policy& purge = *config.Find("purge");
+  auto decide = [&](std::string_view path, const catalog::Attrs& a) {
+    condition::Subject s;
+    s.path = path;
+    s.attrs = &a;
+    return Decide(purge, config.fileclasses, s, kNow);
+  };
+  catalog::Attrs old_tmp = File(10);
+  old_tmp.uid = 1000;
+  old_tmp.mtime_ns = old_tmp.atime_ns = kNow - int64_t{40} * 86400 * 1000000000;
+  catalog::Attrs new_tmp = File(10);
+  new_tmp.uid = 1000;
+  Decision d = decide("/scratch/a.tmp", old_tmp);
+  EXPECT_EQ(d.outcome, Decision::Outcome::kAct);
+  EXPECT_EQ(d.why, "rule old_tmp");
+  EXPECT_EQ(d.action->kind, Action::Kind::kDelete);
+  d = decide("/scratch/b.tmp", new_tmp);  // old_tmp targets it: its condition decides, no later rule
+  EXPECT_EQ(d.outcome, Decision::Outcome::kConditionFalse);
+  EXPECT_EQ(d.rule->name, "old_tmp");
+  d = decide("/scratch/keep/a.tmp", old_tmp);
+  EXPECT_EQ(d.outcome, Decision::Outcome::kIgnored);
+  EXPECT_EQ(d.why, "ignored: in fileclass protected");
+  d = decide("/home/a.tmp", old_tmp);
+  EXPECT_EQ(d.outcome, Decision::Outcome::kOutOfScope);
+  catalog::Attrs rooted = old_tmp;
+  rooted.uid = 0;
+  EXPECT_EQ(decide("/scratch/a.tmp", rooted).outcome, Decision::Outcome::kIgnored);
+  catalog::Attrs cold = File(10);
+  cold.uid = 1000;
+  cold.atime_ns = kNow - int64_t{90} * 86400 * 1000000000;
+  d = decide("/scratch/a.dat", cold);
+  EXPECT_EQ(d.outcome, Decision::Outcome::kAct);
+  EXPECT_EQ(d.action->kind, Action::Kind::kMove);
+}
+
+TEST(PolicyConfigTest, PolicyErrorsNameTheirPlace) {
+  EXPECT_EQ(Error("policies:\n  p:\n    rules: [{name: r}]\n"),
+            "policies.yaml: line 3, column 5: policy p: no default_action (delete, rmdir, log, {move: DIR}, "
+            "{copy: DIR}, {command: [...]})");
+  EXPECT_EQ(Error("policies:\n  p:\n    default_action: shred\n    rules: [{name: r}]\n"),
+            "policies.yaml: line 3, column 21: policy p: default_action: expected delete, rmdir, log, {move: DIR}, "
+            "{copy: DIR}, {copy: {to: DIR, verify: true}} or {command: [PROGRAM, ARG...], timeout: DURATION}");
+  EXPECT_EQ(Error("policies:\n  p:\n    default_action: delete\n    rules: [{name: r}]\n    colour: red\n"),
+            "policies.yaml: line 5, column 5: policy p: unknown key 'colour' (expected default_action, scope, "
+            "ignore, ignore_fileclass, rules, sort, max_action_count, max_action_volume, rate_limit, "
+            "suspend_error_pct, pre_run_command, post_run_command, trigger)");
+  EXPECT_EQ(Error("policies:\n  p:\n    default_action: delete\n    rules: [{name: r}]\n"
+                  "    trigger: {on: global_usage, high: 80%, low: 85%, check_every: 1h}\n"),
+            "policies.yaml: line 5, column 14: policy p: trigger: low must be below high (it acts from the high "
+            "mark down to the low mark)");
+  EXPECT_EQ(Error("policies:\n  p:\n    default_action: delete\n    rules: [{name: r}]\n"
+                  "    trigger: {on: global_usage, high: 80%, low: 1TB, check_every: 1h}\n"),
+            "policies.yaml: line 5, column 14: policy p: trigger: high and low must be in the same unit");
+  EXPECT_EQ(Error("policies:\n  p:\n    default_action: delete\n    rules:\n      - name: r\n"
+                  "        condition: \"last_mod > soon\"\n"),
+            "policies.yaml, policy p, rule r: line 6, column 32: found 'soon', expected a duration for last_mod "
+            "(a number, then s min h d w or y)");
+  EXPECT_EQ(Error("policies:\n  p:\n    default_action: delete\n    rules: [{name: r, target_fileclass: nope}]\n"),
+            "policies.yaml: line 2, column 3: policy p names fileclass 'nope', which is not defined (defined: none)");
+  EXPECT_EQ(Error("policies:\n  p:\n    default_action: {move: trash}\n    rules: [{name: r}]\n"),
+            "policies.yaml: line 3, column 28: policy p: default_action: move: expected an absolute directory");
 }
 
 TEST(PolicyConfigTest, AMissingFileSaysWhichAndWhatToDo) {

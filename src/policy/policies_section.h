@@ -1,0 +1,16 @@
+// policies_section.h — the `policies:` section of the policy configuration: each policy's
+// keys read and checked (docs/policies.md). The loader's thread.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <vector>
+
+#include "fathom/policy.h"
+#include "policy/yaml_text.h"
+
+namespace fathom::policy {
+
+Status ParsePolicies(const YAML::Node& section, const YamlText& yaml, std::vector<Policy>& policies);
+
+}  // namespace fathom::policy
