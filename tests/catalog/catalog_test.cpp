@@ -56,6 +56,16 @@ class CatalogTest : public ::testing::Test {
     FATHOM_TEST_VALUE(b.Put(r, "x", DirAttrs(5), At(T(1))));
   }
 
+  // The paths Select() hands for `sel`, each with ":depth", sorted.
+  std::vector<std::string> Selected(const Selection& sel) {
+    std::vector<std::string> found;
+    EXPECT_TRUE(catalog_->Select(sel, [&](const Visit& v) {
+      found.push_back(std::string(v.path) + ":" + std::to_string(v.depth));
+      return true;
+    }).ok());
+    std::sort(found.begin(), found.end());
+    return found;
+  }
   // /r/x/big and its hard link /r/a/b/big-link (ino 60, 1 MiB, owner 2000, mtime T(9)).
   void PutBigFileWithLink(Batch& b) {
     const Attrs big = FileAttrs(60, 1 << 20, 2000, 2, T(9));
@@ -453,13 +463,8 @@ TEST_F(CatalogTest, SelectHandsEveryNameOfEachMatchingObject) {
   sel.uid = 2000;
   sel.min_size = 1000;
   sel.type = S_IFREG;
+  EXPECT_EQ(Selected(sel), (std::vector<std::string>{"/r/a/b/big-link:3", "/r/x/big:2"}));
   std::vector<std::string> found;
-  ASSERT_TRUE(catalog_->Select(sel, [&](const Visit& v) {
-    found.push_back(std::string(v.path) + ":" + std::to_string(v.depth));
-    return true;
-  }).ok());
-  std::sort(found.begin(), found.end());
-  EXPECT_EQ(found, (std::vector<std::string>{"/r/a/b/big-link:3", "/r/x/big:2"}));
   Selection by_time;
   by_time.min_mtime_ns = T(9);
   by_time.max_mtime_ns = T(9);
@@ -477,24 +482,15 @@ TEST_F(CatalogTest, SelectTestsNamesBeforeBuildingPathsButNeverARootsName) {
   PutSmallTree(*b);
   PutBigFileWithLink(*b);
   ASSERT_TRUE(b->Commit().ok());
-  auto selected = [&](const Selection& sel) {
-    std::vector<std::string> found;
-    EXPECT_TRUE(catalog_->Select(sel, [&](const Visit& v) {
-      found.push_back(std::string(v.path) + ":" + std::to_string(v.depth));
-      return true;
-    }).ok());
-    std::sort(found.begin(), found.end());
-    return found;
-  };
   Selection linked;
   linked.uid = 2000;
   linked.name_tests.push_back([](std::string_view n) { return n.ends_with("-link"); });
-  EXPECT_EQ(selected(linked), std::vector<std::string>{"/r/a/b/big-link:3"});
+  EXPECT_EQ(Selected(linked), std::vector<std::string>{"/r/a/b/big-link:3"});
   linked.name_tests.push_back([](std::string_view n) { return n.starts_with("small"); });
-  EXPECT_TRUE(selected(linked).empty());
+  EXPECT_TRUE(Selected(linked).empty());
   Selection none;  // every object, no name passing: only the root's, which is not tested
   none.name_tests.push_back([](std::string_view) { return false; });
-  EXPECT_EQ(selected(none), std::vector<std::string>{"/r:0"});
+  EXPECT_EQ(Selected(none), std::vector<std::string>{"/r:0"});
 }
 
 TEST_F(CatalogTest, SelectReadsPathsInChunksAcrossDeepDirectoriesAndStopsWhenAsked) {
@@ -520,14 +516,8 @@ TEST_F(CatalogTest, SelectReadsPathsInChunksAcrossDeepDirectoriesAndStopsWhenAsk
   ASSERT_TRUE(b->Commit().ok());
   Selection sel;
   sel.uid = 3000;
-  std::vector<std::string> found;
-  ASSERT_TRUE(catalog_->Select(sel, [&](const Visit& v) {
-    found.push_back(std::string(v.path) + ":" + std::to_string(v.depth));
-    return true;
-  }).ok());
-  std::sort(found.begin(), found.end());
   std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(found, expected);
+  EXPECT_EQ(Selected(sel), expected);
   size_t visits = 0;
   ASSERT_TRUE(catalog_->Select(sel, [&](const Visit&) { return ++visits < 4100; }).ok());
   EXPECT_EQ(visits, 4100u);

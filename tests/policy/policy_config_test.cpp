@@ -242,7 +242,7 @@ TEST(PolicyConfigTest, PolicyErrorsNameTheirPlace) {
             "policies.yaml: line 3, column 28: policy p: default_action: move: expected an absolute directory");
 }
 
-TEST(PolicyConfigTest, AMissingFileSaysWhichAndWhatToDo) {
+TEST(PolicyConfigTest, AMissingFileIsNamedWithWhereToLook) {
   auto config = LoadPolicyConfig("/nonexistent/policies.yaml");
   ASSERT_FALSE(config.ok());
   EXPECT_NE(config.status().message().find("/nonexistent/policies.yaml: cannot read it (check the path given to --config)"),
