@@ -469,7 +469,6 @@ TEST_F(CatalogTest, SelectHandsEveryNameOfEachMatchingObject) {
   by_time.min_mtime_ns = T(9);
   by_time.max_mtime_ns = T(9);
   by_time.max_size = 10;
-  found.clear();
   ASSERT_TRUE(catalog_->Select(by_time, [&](const Visit& v) {
     found.emplace_back(v.path);
     return true;
