@@ -74,7 +74,11 @@ Result<int64_t> CheckIdentity(const Connection& db, bool read_only) {
   FATHOM_ASSIGN_OR_RETURN(int64_t objects,
                           db.QueryInt("SELECT count(*) FROM sqlite_schema", "reading the schema"));
   if (app_id.value() != kApplicationId) {
-    if (objects > 0 || read_only) {
+    if (objects == 0 && read_only) {
+      // A writer stopped after SQLite made the file and before the schema was committed.
+      return Status::Error(path + " is empty, not yet a fathom event store: " + StartHint(path));
+    }
+    if (objects > 0) {
       return Status::Error(path +
                            " is not a fathom event store (a SQLite database of another "
                            "application): give the file written by `fathom watch --store`");

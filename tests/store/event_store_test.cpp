@@ -330,6 +330,25 @@ TEST(EventStoreOpen, EmptyFileIsNotYetAStoreForAReaderButAWriterInitializesIt) {
   EXPECT_EQ(Ids(batch), IdRange(1, 2));
 }
 
+// A writer killed after SQLite wrote the file's header and before the schema was committed
+// leaves a database with no tables: a reader is told to start the writer, which finishes it.
+TEST(EventStoreOpen, HeaderWithoutSchemaIsNotYetAStoreForAReaderButAWriterInitializesIt) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  ASSERT_EQ(testing::SqlColumn(db, "PRAGMA journal_mode=WAL",
+                               SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE),
+            std::vector<std::string>{"wal"});
+  auto reader = EventStore::Open(ReaderOptions(db));
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().message(), db + " is empty, not yet a fathom event store: start "
+                                            "`fathom watch --store " + db + "` first");
+  auto writer = OpenOrDie(WriterOptions(db));
+  ASSERT_NE(writer, nullptr);
+  auto batch = MakeBatch(3);
+  AppendOrDie(*writer, batch);
+  EXPECT_EQ(Ids(batch), IdRange(1, 3));
+}
+
 TEST(EventStoreOpen, NewerSchemaVersionIsRefusedWithAClearError) {
   testing::TempDir dir;
   const std::string db = dir / "events.db";
