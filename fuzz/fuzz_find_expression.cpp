@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "catalog/find/expression.h"
-#include "catalog/find/names.h"
+#include "core/account_names.h"
 #include "catalog/find/parser.h"
 
 namespace {
@@ -58,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   args.push_back(current);
   if (args.size() > 64) return 0;
 
-  find::NameCache names;
+  fathom::NameCache names;
   find::ParseEnvironment env;
   env.now_ns = 1700000000000000000LL;
   env.names = &names;

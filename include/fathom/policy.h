@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <memory>
@@ -126,5 +127,140 @@ struct PolicyConfig {
 Result<PolicyConfig> LoadPolicyConfig(const std::string& path);
 // The same from text; `source` names it in errors.
 Result<PolicyConfig> ParsePolicyConfig(std::string_view yaml, std::string_view source);
+
+// ---------------------------------------------------------------------------------------
+// The action journal: every run of a policy and every action it takes, kept in the catalog's
+// own database (tables policy_runs and policy_actions, beside the catalog's; docs/policies.md).
+// An action is written as started, durably, before it touches the file system, and as done
+// or failed after; a run killed between the two is resumed by the next run of its policy,
+// which settles each started action from the live file system before going on.
+//
+// Ownership: the journal owns its own connection to the database. Threading: one thread at a
+// time. Any number of readers may read it while one runner writes.
+
+struct RunRecord {
+  enum class State { kRunning, kDone, kSuspended, kLimited, kFailed };
+  int64_t id = 0;
+  std::string policy;
+  std::string user;                // who ran it
+  std::string host;
+  std::string target;              // --target ("" : every entry)
+  int64_t started_ns = 0;
+  int64_t finished_ns = 0;         // 0 while running (or killed)
+  State state = State::kRunning;
+  uint64_t actions = 0;            // done
+  uint64_t failed = 0;
+  uint64_t skipped = 0;            // no longer there, changed, or no longer matching
+  int64_t volume = 0;              // bytes of the entries acted upon
+  std::string message;             // why it ended so (suspended, a limit, an error)
+};
+std::string_view StateName(RunRecord::State state);
+
+struct JournalAction {
+  enum class State { kStarted, kDone, kFailed };
+  int64_t id = 0;
+  int64_t run = 0;
+  std::string policy;
+  std::string rule;
+  std::string action;              // delete, rmdir, move, copy, command, log
+  std::string path;                // the entry's path when acted upon
+  std::string destination;         // move, copy: where it went
+  uint64_t dev = 0, ino = 0;       // its identity
+  std::string fid;                 // Lustre's, where known
+  uint32_t uid = 0, gid = 0;
+  int64_t size = 0;
+  State state = State::kStarted;
+  std::string result;              // the error, or what the action reported
+  int64_t started_ns = 0;
+  int64_t finished_ns = 0;
+};
+std::string_view StateName(JournalAction::State state);
+
+// Which actions to read, newest first.
+struct ActionQuery {
+  std::optional<int64_t> run;
+  std::string policy;              // "": every policy
+  int64_t since_ns = 0;            // started at or after
+  std::string path;                // "": any; else this path or, with `fid`, this FID
+  std::string action;              // "": any kind
+  std::optional<JournalAction::State> state;
+};
+
+class ActionJournal {
+ public:
+  virtual ~ActionJournal() = default;
+  // The journal in the catalog at `catalog_uri` (sqlite:FILE, FILE, postgresql://...): the
+  // catalog must exist; its journal tables are made on first use by a writer.
+  static Result<std::unique_ptr<ActionJournal>> Open(const std::string& catalog_uri, bool read_only);
+
+  // The newest run of `policy` that never ended (its runner was killed), if any.
+  virtual Result<std::optional<RunRecord>> Unfinished(std::string_view policy) = 0;
+  // Records a new run (its id is set).
+  virtual Status BeginRun(RunRecord& run) = 0;
+  // Records a run's counts and state (its end when finished_ns is set).
+  virtual Status UpdateRun(const RunRecord& run) = 0;
+  // Records an action as started (its id is set); durable when this returns.
+  virtual Status Started(JournalAction& action) = 0;
+  // Records how a started action ended; durable when this returns.
+  virtual Status Finished(int64_t id, JournalAction::State state, std::string_view result, int64_t when_ns) = 0;
+  virtual Status Actions(const ActionQuery& query, const std::function<bool(const JournalAction&)>& fn) = 0;
+  // Runs started at or after `since_ns` ("" policy: all), newest first.
+  virtual Status Runs(std::string_view policy, int64_t since_ns,
+                      const std::function<bool(const RunRecord&)>& fn) = 0;
+};
+
+// ---------------------------------------------------------------------------------------
+// Running a policy: its candidates are selected from the catalog through its indexes (the
+// policy's scope, rules and target narrow the selection), decided (Decide), sorted, then each
+// is checked again on the live file system (reached without following any symbolic link; it
+// must be the same object, and still be decided the same way) and acted upon, journaled
+// before and after. Limits (count, volume, rate) and suspend_error_pct end a run early.
+
+struct RunOptions {
+  bool dry_run = false;            // decide and report; write nothing anywhere, run nothing
+  // Only these entries: user:U, group:G, ost:N, pool:P, class:C, path:P (a tree).
+  std::string target;
+  std::optional<uint64_t> max_actions;  // beside the policy's own limits: the lower wins
+  std::optional<int64_t> max_volume;
+  // Stop once this much has been acted upon (bytes; a usage trigger's goal), if set.
+  std::optional<int64_t> goal_volume;
+  std::optional<uint64_t> goal_count;
+  int64_t now_ns = 0;              // ages are taken at this time (0: the clock at the start)
+  std::string user, host;          // recorded in the journal (empty: the process's)
+  // Told of each candidate acted upon or skipped (and, in a dry run, of what would be done).
+  std::function<void(const JournalAction& action, std::string_view note)> report;
+  // Asked between actions; true stops the run (a signal).
+  std::function<bool()> stop;
+};
+
+struct RunSummary {
+  RunRecord run;                   // in a dry run: the counts it would have (id 0)
+  uint64_t candidates = 0;         // entries the catalog selected
+  uint64_t decided = 0;            // of them, decided to be acted upon
+  uint64_t resumed_actions = 0;    // started actions of a killed run settled first
+  bool resumed = false;            // a killed run was continued
+};
+
+// Runs `policy` of `config` on `catalog` (read-only is enough), journaling in `journal`
+// (null for a dry run). Errors are of the run as a whole (the catalog cannot be read, the
+// journal cannot be written, the pre-run command failed); actions' failures are counted.
+Result<RunSummary> RunPolicy(const PolicyConfig& config, const Policy& policy, catalog::Catalog& catalog,
+                             ActionJournal* journal, const RunOptions& options);
+
+// What `fathom policy check` shows: for each policy, how many entries each rule would act
+// upon now, leave because its condition is false, and how many are ignored or untargeted.
+struct RuleCount {
+  std::string rule;
+  uint64_t act = 0, condition_false = 0;
+  int64_t act_volume = 0;
+};
+struct PolicyCheck {
+  std::string policy;
+  uint64_t selected = 0, out_of_scope = 0, ignored = 0, no_rule = 0;
+  std::vector<RuleCount> rules;     // in the policy's order
+  std::map<std::string, uint64_t> ignored_by;  // the reason (condition or class) -> entries
+};
+Result<PolicyCheck> CheckPolicy(const PolicyConfig& config, const Policy& policy, catalog::Catalog& catalog,
+                                const std::string& target, int64_t now_ns);
 
 }  // namespace fathom::policy

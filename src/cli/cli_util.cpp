@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 
 namespace fathom::cli {
 
@@ -149,6 +150,26 @@ void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus,
                  "JetStream stream replicas when the stream is created (nats:// only)")
       ->default_str("1")
       ->check(CLI::Range(1, 5));
+}
+
+// --since: a date ("2026-11-20", "2026-11-20 14:30[:00]", local time) or an age ("7d", "12h",
+// "90m", plain seconds) before now.
+Result<int64_t> ParseSince(const std::string& text) {
+  if (text.empty()) return int64_t{0};
+  for (const char* form : {"%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d"}) {
+    tm local{};
+    const char* end = strptime(text.c_str(), form, &local);
+    if (end != nullptr && *end == '\0') {
+      local.tm_isdst = -1;
+      return static_cast<int64_t>(mktime(&local)) * 1'000'000'000;
+    }
+  }
+  auto age = ParseDuration(text);
+  if (!age.ok()) {
+    return Status::Error("--since '" + text +
+                         "': give a date (2026-11-20, 2026-11-20 14:30) or an age (7d, 12h, 90m)");
+  }
+  return (static_cast<int64_t>(std::time(nullptr)) - age.value().count()) * 1'000'000'000;
 }
 
 }  // namespace fathom::cli

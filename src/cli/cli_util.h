@@ -20,6 +20,9 @@ inline constexpr int kExitUsage = 2;
 
 // "90s", "15m", "12h", "7d", "2w", or plain seconds.
 Result<std::chrono::seconds> ParseDuration(const std::string& text);
+// --since TIME: a date ("2026-11-20", "2026-11-20 14:30[:00]", local time) or an age ("7d",
+// "12h", "90m", plain seconds) before now, as ns since the epoch ("": 0).
+Result<int64_t> ParseSince(const std::string& text);
 // Adds --format with its documented choices; `target` receives the parsed format.
 CLI::Option* AddFormatOption(CLI::App& app, Format& target, const std::string& default_name);
 // Logs the closing line of a watch pipeline ("stopped: N events <verb> (last id ...), ...").

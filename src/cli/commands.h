@@ -26,5 +26,6 @@ int SplitFindArguments(int argc, char** argv);
 CommandRunner AddDuCommand(CLI::App& app);
 CommandRunner AddReportCommand(CLI::App& app);
 CommandRunner AddUndeleteCommand(CLI::App& app);
+CommandRunner AddPolicyCommand(CLI::App& app);
 
 }  // namespace fathom::cli

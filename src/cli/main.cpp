@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   add(&fathom::cli::AddDuCommand);
   add(&fathom::cli::AddReportCommand);
   add(&fathom::cli::AddUndeleteCommand);
+  add(&fathom::cli::AddPolicyCommand);
 
   if (auto unknown = fathom::cli::UnknownCommand(app, argc, argv)) {
     std::fprintf(stderr, "fathom: unknown command '%s'; the commands are: %s (fathom --help)\n",

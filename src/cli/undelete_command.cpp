@@ -22,26 +22,6 @@ struct UndeleteArgs {
   bool csv = false, json = false, no_header = false;
 };
 
-// --since: a date ("2026-11-20", "2026-11-20 14:30[:00]", local time) or an age ("7d", "12h",
-// "90m", plain seconds) before now.
-Result<int64_t> SinceNs(const std::string& text) {
-  if (text.empty()) return int64_t{0};
-  for (const char* form : {"%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d"}) {
-    tm local{};
-    const char* end = strptime(text.c_str(), form, &local);
-    if (end != nullptr && *end == '\0') {
-      local.tm_isdst = -1;
-      return static_cast<int64_t>(mktime(&local)) * 1'000'000'000;
-    }
-  }
-  auto age = ParseDuration(text);
-  if (!age.ok()) {
-    return Status::Error("--since '" + text +
-                         "': give a date (2026-11-20, 2026-11-20 14:30) or an age (7d, 12h, 90m)");
-  }
-  return (static_cast<int64_t>(std::time(nullptr)) - age.value().count()) * 1'000'000'000;
-}
-
 int RunUndelete(const UndeleteArgs& args) {
   if (!args.list) {
     return Fail("undelete",
@@ -49,7 +29,7 @@ int RunUndelete(const UndeleteArgs& args) {
                 "copy policy will keep",
                 kExitUsage);
   }
-  auto since = SinceNs(args.since);
+  auto since = ParseSince(args.since);
   if (!since.ok()) return Fail("undelete", since.status().message(), kExitUsage);
   auto catalog = OpenCatalogForQueries(args.catalog, args.as_user);
   if (!catalog.ok()) return Fail("undelete", catalog.status().message(), kExitFailure);

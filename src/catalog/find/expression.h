@@ -23,9 +23,11 @@
 #include "fathom/catalog.h"
 #include "fathom/status.h"
 
-namespace fathom::catalog::find {
-
+namespace fathom {
 class NameCache;
+}  // namespace fathom
+
+namespace fathom::catalog::find {
 
 // One candidate: the catalog's node, its path as printed and as the catalog knows it.
 struct Entry {

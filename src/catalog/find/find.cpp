@@ -10,7 +10,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "catalog/find/names.h"
+#include "core/account_names.h"
 #include "catalog/find/output_format.h"
 #include "catalog/find/parser.h"
 

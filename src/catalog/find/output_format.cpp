@@ -8,7 +8,7 @@
 #include <ctime>
 
 #include "catalog/find/mode.h"
-#include "catalog/find/names.h"
+#include "core/account_names.h"
 
 namespace fathom::catalog::find {
 namespace {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "catalog/find/expression.h"
-#include "catalog/find/names.h"
+#include "core/account_names.h"
 #include "fathom/catalog.h"
 #include "fathom/policy.h"
 #include "fathom/status.h"

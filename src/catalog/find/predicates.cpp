@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "catalog/find/names.h"
+#include "core/account_names.h"
 #include "catalog/find/output_format.h"
 #include "catalog/find/regex_cost.h"
 

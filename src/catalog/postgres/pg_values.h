@@ -54,6 +54,8 @@ class Rows {
   int size() const { return PQntuples(result_.get()); }
   int columns() const { return PQnfields(result_.get()); }
   bool IsNull(int row, int column) const { return PQgetisnull(result_.get(), row, column) != 0; }
+  // A column's type (PostgreSQL's type OID; Type's values for bigint, bytea and text).
+  Oid type(int column) const { return PQftype(result_.get(), column); }
   // The value of a smallint, integer or bigint column (NULL reads 0). Cast other types in the
   // SQL: sum() of a bigint is a numeric, so write sum(x)::bigint.
   int64_t Int(int row, int column) const;

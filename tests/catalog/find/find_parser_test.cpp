@@ -114,7 +114,7 @@ TEST(FindParser, UnknownPrintfDirectivesAndEscapesWarnAsGnuAndPrintAsWritten) {
 }
 
 TEST(FindParser, RegularExpressionsWithinTheLimitsCompile) {
-  find::NameCache names;
+  NameCache names;
   find::ParseEnvironment env;
   env.names = &names;
   std::vector<std::string> warnings;
@@ -127,7 +127,7 @@ TEST(FindParser, RegularExpressionsWithinTheLimitsCompile) {
 }
 
 TEST(FindParser, StartingPointsEndAtTheFirstExpressionToken) {
-  find::NameCache names;
+  NameCache names;
   find::ParseEnvironment env;
   env.names = &names;
   std::vector<std::string> warnings;
@@ -143,7 +143,7 @@ TEST(FindParser, StartingPointsEndAtTheFirstExpressionToken) {
 }
 
 TEST(FindParser, GlobalOptionsAndExtrasAreRecorded) {
-  find::NameCache names;
+  NameCache names;
   find::ParseEnvironment env;
   env.names = &names;
   std::vector<std::string> warnings;

@@ -1,5 +1,5 @@
-// names.h — user and group names for find's -user/-group/-nouser/-nogroup, %u/%g and -ls,
-// looked up once per id or name (getpwuid_r/getgrgid_r/getpwnam_r/getgrnam_r) and cached.
+// account_names.h — user and group names (find's -user/-group, %u/%g and -ls; conditions on
+// owner and group), looked up once per id or name (getpw*_r/getgr*_r) and cached.
 //
 // Contract: an id without an entry in the system's databases has no name (nullopt).
 // Ownership: plain value type. Threading: one thread at a time.
@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-namespace fathom::catalog::find {
+namespace fathom {
 
 class NameCache {
  public:
@@ -24,4 +24,4 @@ class NameCache {
   std::map<std::string, std::optional<uint32_t>> uids_, gids_;
 };
 
-}  // namespace fathom::catalog::find
+}  // namespace fathom

@@ -1,12 +1,12 @@
-// names.cpp — cached passwd/group look-ups.
-#include "catalog/find/names.h"
+// account_names.cpp — cached passwd/group look-ups.
+#include "core/account_names.h"
 
 #include <grp.h>
 #include <pwd.h>
 
 #include <vector>
 
-namespace fathom::catalog::find {
+namespace fathom {
 namespace {
 
 // Calls a getpw*_r/getgr*_r function with a buffer grown until it fits; returns the found
@@ -69,4 +69,4 @@ std::optional<uint32_t> NameCache::GroupId(const std::string& name) {
   return gids_[name] = id;
 }
 
-}  // namespace fathom::catalog::find
+}  // namespace fathom
