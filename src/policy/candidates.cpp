@@ -78,23 +78,26 @@ bool Unbounded(const catalog::Selection& s) {
 }  // namespace
 
 Status ForEachDecided(const PolicyConfig& config, const Policy& policy, catalog::Catalog& catalog,
-                      const std::optional<condition::Condition>& target, int64_t now_ns, NameCache& names,
-                      const std::function<bool(const catalog::Visit&, const Decision&)>& fn) {
+                      const std::optional<condition::Condition>& target, int64_t now_ns, bool by_rules,
+                      NameCache& names, const std::function<bool(const catalog::Visit&, const Decision&)>& fn) {
   catalog::Selection common;
   if (policy.scope) policy.scope->Narrow(common, now_ns);
   if (target) target->Narrow(common, now_ns);
-  // One selection per rule, unless a rule bounds nothing: then one of everything in scope.
+  // With `by_rules`, one selection per rule, unless a rule bounds nothing: then one of
+  // everything in scope.
   std::vector<catalog::Selection> selections;
-  for (const Rule& rule : policy.rules) {
+  for (size_t i = 0; by_rules && i < policy.rules.size(); ++i) {
+    const Rule& rule = policy.rules[i];
     catalog::Selection s = common;
     if (rule.condition) rule.condition->Narrow(s, now_ns);
     if (rule.target_fileclasses.size() == 1) config.fileclasses.Narrow(rule.target_fileclasses[0], s, now_ns);
     if (Unbounded(s)) {
-      selections.assign(1, common);
+      selections.clear();
       break;
     }
     selections.push_back(std::move(s));
   }
+  if (selections.empty()) selections.push_back(common);
   const bool several = selections.size() > 1;
   std::set<std::pair<catalog::EntryId, std::string>> seen;
   bool stopped = false;

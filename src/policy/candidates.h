@@ -25,10 +25,11 @@ condition::Subject SubjectOf(std::string_view path, const catalog::Attrs& attrs,
 Result<std::optional<condition::Condition>> TargetCondition(std::string_view target, const FileClasses& classes);
 
 // Calls `fn` with every name of every entry the catalog selects for `policy` within
-// `target`, and its decision, until `fn` returns false. Each rule narrows a selection of its
-// own (with the scope and the target); the union is visited, each name once.
+// `target`, and its decision, until `fn` returns false. The scope and the target narrow the
+// selection; with `by_rules`, each rule narrows a selection of its own and the union is
+// visited, each name once (every entry a rule may act upon, not every entry in scope).
 Status ForEachDecided(const PolicyConfig& config, const Policy& policy, catalog::Catalog& catalog,
-                      const std::optional<condition::Condition>& target, int64_t now_ns, NameCache& names,
-                      const std::function<bool(const catalog::Visit&, const Decision&)>& fn);
+                      const std::optional<condition::Condition>& target, int64_t now_ns, bool by_rules,
+                      NameCache& names, const std::function<bool(const catalog::Visit&, const Decision&)>& fn);
 
 }  // namespace fathom::policy

@@ -76,7 +76,7 @@ class Runner {
       }
     }
     std::vector<Item> items;
-    FATHOM_RETURN_IF_ERROR(ForEachDecided(config_, policy_, catalog, target_, now_, names_,
+    FATHOM_RETURN_IF_ERROR(ForEachDecided(config_, policy_, catalog, target_, now_, true, names_,
                                           [&](const catalog::Visit& v, const Decision& d) {
                                             ++summary_.candidates;
                                             if (d.outcome == Decision::Outcome::kAct) {
@@ -294,7 +294,7 @@ Result<PolicyCheck> CheckPolicy(const PolicyConfig& config, const Policy& policy
   check.policy = policy.name;
   for (const Rule& r : policy.rules) check.rules.push_back({r.name});
   NameCache names;
-  FATHOM_RETURN_IF_ERROR(ForEachDecided(config, policy, catalog, target, now_ns, names,
+  FATHOM_RETURN_IF_ERROR(ForEachDecided(config, policy, catalog, target, now_ns, false, names,
                                         [&](const catalog::Visit& v, const Decision& d) {
                                           ++check.selected;
                                           using O = Decision::Outcome;
