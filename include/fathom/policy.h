@@ -87,7 +87,10 @@ struct Trigger {
   enum class On { kPeriodic, kGlobalUsage, kUserUsage, kGroupUsage, kOstUsage, kPoolUsage } on = On::kPeriodic;
   int64_t check_every_ns = 0;
   std::optional<Threshold> high, low;      // usage triggers
-  std::vector<std::string> targets;        // users, groups, OST indexes or pools ({} = each)
+  // Which users, groups, OST indexes or pools ({} = each); for global_usage, paths on the
+  // file systems to watch ({} = those holding the catalog's roots).
+  std::vector<std::string> targets;
+  std::optional<int64_t> capacity;         // ost_usage, pool_usage in %: the size of each
 };
 
 struct Policy {
@@ -246,6 +249,35 @@ struct RunSummary {
 // journal cannot be written, the pre-run command failed); actions' failures are counted.
 Result<RunSummary> RunPolicy(const PolicyConfig& config, const Policy& policy, catalog::Catalog& catalog,
                              ActionJournal* journal, const RunOptions& options);
+
+// ---------------------------------------------------------------------------------------
+// Triggers: when a policy runs by itself, and on what. A usage trigger measures, when
+// evaluated, the file systems holding the catalog's roots (global_usage: statvfs, as df) or
+// the catalog's kept accounting (user_usage, group_usage: the sizes of each owner's entries;
+// a percentage is of the file system's capacity) or its Lustre layouts (ost_usage: each
+// file's size shared among its OSTs; pool_usage), and asks for a run of the policy on each
+// user, group, OST, pool or file system at or over its high mark, with the goal of bringing
+// it down to its low mark. A periodic trigger asks for a run of the whole policy.
+
+struct Firing {
+  std::string target;                   // RunOptions::target ("": the whole policy)
+  std::optional<int64_t> goal_volume;   // bytes to act upon to reach the low mark
+  std::optional<uint64_t> goal_count;   // entries to act upon to reach it
+  std::string why;                      // "user 1001: 6.00 GB, at or over 5.00 GB (down to 2.00 GB)"
+};
+Result<std::vector<Firing>> EvaluateTrigger(const Trigger& trigger, catalog::Catalog& catalog);
+
+// `fathom policy daemon`: evaluates every trigger of every policy at start and then every
+// check_every, and runs the policy for each firing (journaled like any run). The catalog is
+// opened again for each evaluation, so that it sees what a follower applied meanwhile.
+struct DaemonOptions {
+  std::string catalog_uri;
+  bool once = false;                    // evaluate each trigger once, act, and return
+  std::function<bool()> stop;           // asked often; true ends the daemon
+  std::function<void(const std::string&)> log;
+  std::function<void(const JournalAction&, std::string_view)> report;  // of every run
+};
+Status RunDaemon(const PolicyConfig& config, const DaemonOptions& options);
 
 // What `fathom policy check` shows: for each policy, how many entries each rule would act
 // upon now, leave because its condition is false, and how many are ignored or untargeted.

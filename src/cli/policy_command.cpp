@@ -26,6 +26,7 @@ struct PolicyArgs {
   std::string since;
   int64_t run = 0;
   bool runs = false;
+  bool once = false;
   size_t limit = 0;
   bool csv = false, json = false, no_header = false;
 };
@@ -124,6 +125,28 @@ int RunRun(const PolicyArgs& a) {
                                                                                                            : kExitOk;
 }
 
+int RunDaemonCommand(const PolicyArgs& a) {
+  auto config = Load(a);
+  if (!config.ok()) return Fail("policy daemon", config.status().message(), kExitUsage);
+  std::atomic<bool> stop{false};
+  SignalWaiter signals([&](int) { stop = true; });
+  policy::DaemonOptions options;
+  options.catalog_uri = a.catalog;
+  options.once = a.once;
+  options.stop = [&] { return stop.load(); };
+  options.log = [](const std::string& line) { std::fprintf(stderr, "fathom: %s\n", line.c_str()); };
+  if (a.list) {
+    options.report = [](const policy::JournalAction& act, std::string_view note) {
+      std::printf("%.*s %s%s%s\n", static_cast<int>(note.size()), note.data(), act.path.c_str(),
+                  act.destination.empty() ? "" : " -> ", act.destination.c_str());
+      std::fflush(stdout);
+    };
+  }
+  Status s = policy::RunDaemon(*config, options);
+  if (!s.ok()) return Fail("policy daemon", s.message(), kExitUsage);
+  return kExitOk;
+}
+
 int RunLog(const PolicyArgs& a) {
   auto since = ParseSince(a.since);
   if (!since.ok()) return Fail("policy log", since.status().message(), kExitUsage);
@@ -169,13 +192,14 @@ void AddTableOptions(CLI::App& cmd, PolicyArgs& a) {
 CommandRunner AddPolicyCommand(CLI::App& app) {
   auto a = std::make_shared<PolicyArgs>();
   a->config = DefaultConfig();
-  CLI::App* cmd = app.add_subcommand("policy", "Check, run and audit the policies of a configuration on the catalog");
+  CLI::App* cmd = app.add_subcommand("policy", "Check, run, schedule and audit the policies of a configuration on the catalog");
   cmd->require_subcommand(1);
   cmd->footer(
       "Examples:\n"
       "  fathom policy check --config policies.yaml --catalog scratch.db\n"
       "  fathom policy run purge --dry-run --config policies.yaml --catalog scratch.db\n"
       "  fathom policy run purge --target user:alice --max-volume 500GB --config policies.yaml\n"
+      "  fathom policy daemon --config policies.yaml --catalog scratch.db\n"
       "  fathom policy log --since 7d --catalog scratch.db\n\n"
       "See docs/policies.md.");
 
@@ -197,6 +221,12 @@ CommandRunner AddPolicyCommand(CLI::App& app) {
       ->type_name("SIZE");
   run->add_flag("-l,--list", a->list, "Print each action (a dry run always does)");
 
+  CLI::App* daemon = cmd->add_subcommand(
+      "daemon", "Evaluate every policy's triggers on their schedules and run the policies they fire");
+  AddShared(*daemon, *a, true);
+  daemon->add_flag("--once", a->once, "Evaluate each trigger once, run what fires, and exit (for cron)");
+  daemon->add_flag("-l,--list", a->list, "Print each action");
+
   CLI::App* log = cmd->add_subcommand("log", "Show the action journal (newest first), or the runs (--runs)");
   AddShared(*log, *a, false);
   log->add_option("POLICY", a->name, "Only this policy");
@@ -207,9 +237,10 @@ CommandRunner AddPolicyCommand(CLI::App& app) {
   log->add_option("--limit", a->limit, "At most N actions")->type_name("N");
   AddTableOptions(*log, *a);
 
-  return [a, check, run, log] {
+  return [a, check, run, daemon, log] {
     if (check->parsed()) return RunCheck(*a);
     if (run->parsed()) return RunRun(*a);
+    if (daemon->parsed()) return RunDaemonCommand(*a);
     if (log->parsed()) return RunLog(*a);
     return kExitUsage;
   };

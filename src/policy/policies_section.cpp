@@ -240,8 +240,13 @@ class PolicyReader {
         (key == "high" ? t.high : t.low) = th;
       } else if (key == "targets") {
         FATHOM_ASSIGN_OR_RETURN(t.targets, Names(arg, "trigger: targets"));
+      } else if (key == "capacity") {
+        auto n = arg.IsScalar() ? condition::ParseSize(arg.Scalar()) : std::nullopt;
+        if (!n || *n <= 0) return Fail(arg, "trigger: capacity: expected a size (e.g. 100TB)");
+        t.capacity = *n;
       } else {
-        return Fail(item.first, "trigger: unknown key '" + key + "' (expected on, check_every, high, low, targets)");
+        return Fail(item.first,
+                    "trigger: unknown key '" + key + "' (expected on, check_every, high, low, targets, capacity)");
       }
     }
     if (!has_on) return Fail(v, "trigger: no 'on:' (periodic, global_usage, ...)");
@@ -250,6 +255,10 @@ class PolicyReader {
     if (usage && (!t.high || !t.low)) return Fail(v, "trigger: a usage trigger needs high and low");
     if (!usage && (t.high || t.low)) return Fail(v, "trigger: a periodic trigger has no high or low");
     if (usage && t.high->unit != t.low->unit) return Fail(v, "trigger: high and low must be in the same unit");
+    const bool per_ost = t.on == Trigger::On::kOstUsage || t.on == Trigger::On::kPoolUsage;
+    if (per_ost && t.high->unit == Threshold::Unit::kPercent && !t.capacity) {
+      return Fail(v, "trigger: a percentage of an OST or a pool needs its capacity (capacity: 100TB)");
+    }
     if (usage && t.low->value >= t.high->value) {
       return Fail(v, "trigger: low must be below high (it acts from the high mark down to the low mark)");
     }

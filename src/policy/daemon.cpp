@@ -1,0 +1,80 @@
+// daemon.cpp — RunDaemon: every trigger on its own schedule; a run per firing.
+#include <chrono>
+#include <thread>
+
+#include "fathom/policy.h"
+
+namespace fathom::policy {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Scheduled {
+  const Policy* policy;
+  const Trigger* trigger;
+  Clock::time_point due;
+};
+
+// Evaluates one trigger and runs its policy for each firing.
+Status Evaluate(const PolicyConfig& config, const Scheduled& s, const DaemonOptions& o) {
+  auto log = [&](const std::string& line) {
+    if (o.log) o.log(line);
+  };
+  catalog::CatalogOptions copts;
+  copts.uri = o.catalog_uri;
+  copts.read_only = true;
+  FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<catalog::Catalog> catalog, catalog::Catalog::Open(copts));
+  FATHOM_ASSIGN_OR_RETURN(std::vector<Firing> firings, EvaluateTrigger(*s.trigger, *catalog));
+  if (firings.empty()) log("policy " + s.policy->name + ": no usage at or over its high mark");
+  for (const Firing& f : firings) {
+    if (o.stop && o.stop()) break;
+    log("policy " + s.policy->name + ": " + f.why + ": running" + (f.target.empty() ? "" : " on " + f.target));
+    FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<ActionJournal> journal, ActionJournal::Open(o.catalog_uri, false));
+    RunOptions run;
+    run.target = f.target;
+    run.goal_volume = f.goal_volume;
+    run.goal_count = f.goal_count;
+    run.stop = o.stop;
+    run.report = o.report;
+    auto summary = RunPolicy(config, *s.policy, *catalog, journal.get(), run);
+    if (!summary.ok()) {
+      log("policy " + s.policy->name + ": run failed: " + summary.status().message());
+      continue;
+    }
+    const RunRecord& r = summary->run;
+    log("policy " + s.policy->name + ": run " + std::to_string(r.id) + " " + std::string(StateName(r.state)) + ": " +
+        std::to_string(r.actions) + " actions, " + std::to_string(r.failed) + " failed, " + std::to_string(r.skipped) +
+        " skipped, " + std::to_string(r.volume) + " bytes" + (r.message.empty() ? "" : "; " + r.message));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunDaemon(const PolicyConfig& config, const DaemonOptions& o) {
+  std::vector<Scheduled> schedule;
+  const Clock::time_point start = Clock::now();
+  for (const Policy& p : config.policies) {
+    for (const Trigger& t : p.triggers) schedule.push_back({&p, &t, start});
+  }
+  if (schedule.empty()) return Status::Error(config.source + ": no policy has a trigger: give one (trigger: {on: ...})");
+  for (;;) {
+    Clock::time_point next = Clock::time_point::max();
+    for (Scheduled& s : schedule) {
+      if (o.stop && o.stop()) return Status::Ok();
+      if (Clock::now() >= s.due) {
+        Status st = Evaluate(config, s, o);
+        if (!st.ok() && o.log) o.log("policy " + s.policy->name + ": " + st.message());
+        s.due = Clock::now() + std::chrono::nanoseconds(s.trigger->check_every_ns);
+      }
+      next = std::min(next, s.due);
+    }
+    if (o.once) return Status::Ok();
+    while (Clock::now() < next) {
+      if (o.stop && o.stop()) return Status::Ok();
+      std::this_thread::sleep_for(std::min<Clock::duration>(next - Clock::now(), std::chrono::milliseconds(200)));
+    }
+  }
+}
+
+}  // namespace fathom::policy
