@@ -176,7 +176,7 @@ TEST_F(CatalogQueries, UndeleteListsWhatWasRemoved) {
   auto lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 1u) << r.out;
   EXPECT_NE(lines[0].find(root_ + "/docs/notes.md, "), std::string::npos);
-  EXPECT_NE(lines[0].find(",     file,            1023,       4101,       4101,   build.17"),
+  EXPECT_NE(lines[0].find(",     file,            1023,       4101,       4101,   build.17,         no"),
             std::string::npos)
       << lines[0];
   auto later = Fathom("undelete", {"--list", "--since", "2099-01-01"});
@@ -184,12 +184,17 @@ TEST_F(CatalogQueries, UndeleteListsWhatWasRemoved) {
   EXPECT_EQ(Lines(later.out).size(), 3u) << later.out;  // header, empty line, total
 }
 
-TEST_F(CatalogQueries, UndeleteWithoutListSaysRestoreNeedsACopy) {
+TEST_F(CatalogQueries, UndeleteWithoutListOrRestoreIsAUsageError) {
   auto r = Fathom("undelete", {root_ + "/docs/notes.md"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("trash or copy policy"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err, "fathom undelete: give --list [PATH] or --restore PATH|FID\n");
   auto help = testing::Run({testing::FathomBinary(), "undelete", "--help"});
-  EXPECT_NE(help.out.find("trash or copy"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--restore PATH|FID"), std::string::npos) << help.out;
+  auto nothing = Fathom("undelete", {"--restore", root_ + "/docs/notes.md"});
+  EXPECT_EQ(nothing.exit_code, 1);
+  EXPECT_EQ(nothing.err, "fathom undelete: no trashed copy of " + root_ +
+                             "/docs/notes.md to restore: no move policy put it in a trash that still holds it (see "
+                             "`fathom policy log`)\n");
   auto du_help = testing::Run({testing::FathomBinary(), "du", "--help"});
   EXPECT_NE(du_help.out.find("Examples:"), std::string::npos) << du_help.out;
 }

@@ -3,12 +3,14 @@
 // unknown policy or target; and a runner killed with SIGKILL at random points and started
 // again until it finishes moves every entry to the trash exactly once.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <thread>
@@ -125,6 +127,54 @@ TEST_F(PolicyCommand, BadConfigurationsPoliciesAndTargetsAreClearErrors) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("line 5"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("'colour'"), std::string::npos) << r.err;
+}
+
+// Trash then restore: the entry comes back with its content, mode, owner and times; the
+// catalog (rescanned) lists it as removed and restorable until then; restoring twice, or onto
+// an existing name, is refused.
+TEST_F(PolicyCommand, ATrashedEntryIsListedAsRestorableAndRestoredWithItsContentAndAttributes) {
+  const std::string file = tree_ + "/data.h5";
+  ASSERT_EQ(chmod(file.c_str(), 0640), 0);
+  ASSERT_EQ(chown(file.c_str(), 4242, 4343), 0);
+  struct timespec t[2] = {{1'600'000'000, 11}, {1'500'000'000, 22}};
+  ASSERT_EQ(utimensat(AT_FDCWD, file.c_str(), t, 0), 0);
+  struct stat before {};
+  ASSERT_EQ(lstat(file.c_str(), &before), 0);
+  Scan();
+  const std::string trash = dir_ / "trash";
+  std::ofstream(config_, std::ios::app) << "  trash:\n    default_action: {move: " << trash
+                                        << "}\n    rules: [{name: h5, condition: \"name == '*.h5'\"}]\n";
+  auto run = Policy({"run", "trash", "--config", config_});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_EQ(access(file.c_str(), F_OK), -1);
+  Scan();  // the scan finds it gone: the catalog records its removal
+
+  auto list = testing::Run({testing::FathomBinary(), "undelete", "--list", tree_, "--csv", "-q", "--catalog", catalog_});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find(file + ", "), std::string::npos) << list.out;
+  EXPECT_TRUE(list.out.ends_with(",      trash\n")) << list.out;
+
+  auto restore = testing::Run({testing::FathomBinary(), "undelete", "--restore", file, "--catalog", catalog_});
+  ASSERT_EQ(restore.exit_code, 0) << restore.err;
+  EXPECT_EQ(restore.out, "restored " + file + "\n");
+  struct stat after {};
+  ASSERT_EQ(lstat(file.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(after.st_mode, before.st_mode);
+  EXPECT_EQ(after.st_uid, 4242u);
+  EXPECT_EQ(after.st_gid, 4343u);
+  EXPECT_EQ(after.st_mtim.tv_sec, 1'500'000'000);
+  EXPECT_EQ(after.st_mtim.tv_nsec, 22);
+  std::ifstream in(file);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, std::string(2048, 'h'));
+
+  auto again = testing::Run({testing::FathomBinary(), "undelete", "--restore", file, "--catalog", catalog_});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("no trashed copy of " + file), std::string::npos) << again.err;
+  auto log = Policy({"log", "undelete", "--csv", "-q"});
+  EXPECT_NE(log.out.find("restore"), std::string::npos) << log.out;
+  EXPECT_NE(log.out.find(trash + file), std::string::npos) << log.out;
 }
 
 // A move-to-trash run killed with SIGKILL at random points, then started again, until one
