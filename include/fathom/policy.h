@@ -56,6 +56,10 @@ class FileClasses {
   std::map<std::string, std::unique_ptr<Definition>, std::less<>> classes_;
 };
 
+// Ok when `classes` (read from `source`) define `name`; else an error naming the classes
+// defined: `SOURCE defines no file class "NAME" (it defines: a, b)`.
+Status RequireClass(const FileClasses& classes, std::string_view source, std::string_view name);
+
 // What a policy does to an entry it selects. Commands run without a shell: each argument is
 // one word, and `{path}`, `{fid}`, `{uid}`, `{gid}`, `{size}`, `{name}` and `{parent}` are
 // replaced inside it by the entry's values.

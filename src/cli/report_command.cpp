@@ -8,6 +8,8 @@
 #include "catalog/report/owners.h"
 #include "catalog/report/query_path.h"
 #include "catalog/report/reports.h"
+#include "fathom/policy.h"
+#include "policy/policy_tables.h"
 #include "cli/catalog_args.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
@@ -36,7 +38,9 @@ struct ReportArgs {
   bool size_profile = false;
   bool by_count = false, by_size = false;
   bool csv = false, json = false, no_header = false;
+  std::string config, class_info, policy_info;
   // Options with an optional value: whether they were given.
+  CLI::Option *class_opt = nullptr, *policy_opt = nullptr;
   CLI::Option *user_opt = nullptr, *group_opt = nullptr, *top_users_opt = nullptr,
               *top_groups_opt = nullptr, *top_dirs_opt = nullptr, *top_size_opt = nullptr,
               *oldest_files_opt = nullptr, *oldest_empty_opt = nullptr;
@@ -93,6 +97,7 @@ int RunReport(const ReportArgs& args) {
   options.by_size = args.by_size;
   options.now_ns = NowNs();
 
+  policy::PolicyConfig config;
   // Every report asked for, in rbh-report's order; usage errors found before any output.
   std::vector<std::function<Result<report::Table>(catalog::Catalog&)>> reports;
   auto optional_owner = [](const std::string& text, report::Owner owner)
@@ -155,6 +160,23 @@ int RunReport(const ReportArgs& args) {
     }
     if (args.size_log2) reports.push_back([&](catalog::Catalog& c) { return report::SizeLog2(c, options); });
     if (args.extensions) reports.push_back([&](catalog::Catalog& c) { return report::Extensions(c, options); });
+    if (args.class_opt->count() > 0) {
+      if (args.config.empty()) return Status::Error("--class-info needs the configuration of the classes: --config FILE");
+      auto loaded = policy::LoadPolicyConfig(args.config);
+      if (!loaded.ok()) return loaded.status();
+      config = std::move(loaded).value();
+      if (!args.class_info.empty()) {
+        Status known = policy::RequireClass(config.fileclasses, config.source, args.class_info);
+        if (!known.ok()) return Status::Error("--class-info: " + known.message());
+      }
+      reports.push_back([&](catalog::Catalog& c) { return policy::ClassInfo(c, config, args.class_info, options.now_ns); });
+    }
+    if (args.policy_opt->count() > 0) {
+      reports.push_back([&](catalog::Catalog&) -> Result<report::Table> {
+        FATHOM_ASSIGN_OR_RETURN(auto journal, policy::ActionJournal::Open(args.catalog, true));
+        return policy::PolicyInfo(*journal, args.policy_info);
+      });
+    }
     return Status::Ok();
   };
   if (Status planned = plan(); !planned.ok()) return Fail("report", planned.message(), kExitUsage);
@@ -162,7 +184,8 @@ int RunReport(const ReportArgs& args) {
     return Fail("report",
                 "choose a report: --fs-info, --user-info, --group-info, --top-users, "
                 "--top-groups, --top-dirs, --top-size, --oldest-files, --oldest-empty-dirs, "
-                "--entry-info, --dump, --big-dirs, --age-histogram, --size-log2, --extensions "
+                "--entry-info, --dump, --big-dirs, --age-histogram, --size-log2, --extensions, "
+                "--class-info, --policy-info "
                 "(fathom report --help)",
                 kExitUsage);
   }
@@ -214,9 +237,13 @@ CommandRunner AddReportCommand(CLI::App& app) {
       "  fathom report --user-info=alice --csv\n"
       "  fathom report --top-dirs=5 --by-size --filter-path '/scratch/proj*'\n"
       "  fathom report --big-dirs 100G --json\n"
-      "  fathom report --age-histogram=atime --extensions");
+      "  fathom report --age-histogram=atime --extensions\n"
+      "  fathom report --config policies.yaml --class-info\n"
+      "  fathom report --policy-info=purge");
   AddCatalogOption(*cmd, args->catalog);
   AddAsUserOption(*cmd, args->as_user);
+  cmd->add_option("--config", args->config, "The policy configuration whose file classes --class-info reports")
+      ->type_name("FILE");
   cmd->add_flag("-i,--fs-info", args->fs_info, "Count, volume and space used per type");
   args->user_opt = AddOptional(cmd, "-u,--user-info", args->user_info,
                                "Per user and type (only USER when given)", "[USER]");
@@ -250,6 +277,11 @@ CommandRunner AddReportCommand(CLI::App& app) {
                   "Files per age range of their access or modification time")
       ->check(CLI::IsMember({"atime", "mtime"}))
       ->type_name("atime|mtime");
+  args->class_opt = AddOptional(cmd, "--class-info", args->class_info,
+                                "Per file class of --config: count, volume, sizes (only CLASS when given)", "[CLASS]");
+  args->policy_opt = AddOptional(cmd, "--policy-info", args->policy_info,
+                                 "Per policy: runs, actions, failures, volume, last run (only POLICY when given)",
+                                 "[POLICY]");
   cmd->add_flag("--size-log2", args->size_log2, "Files per power-of-two size range");
   cmd->add_flag("--extensions", args->extensions, "Files per name extension");
   cmd->add_flag("--size-profile,--szprof", args->size_profile,

@@ -35,7 +35,8 @@ condition::Subject SubjectOf(std::string_view path, const catalog::Attrs& attrs,
   return s;
 }
 
-Result<std::optional<condition::Condition>> TargetCondition(std::string_view target, const FileClasses& classes) {
+Result<std::optional<condition::Condition>> TargetCondition(std::string_view target, const FileClasses& classes,
+                                                            std::string_view source) {
   if (target.empty()) return std::optional<condition::Condition>();
   const size_t colon = target.find(':');
   const std::string_view kind = target.substr(0, colon);
@@ -51,11 +52,10 @@ Result<std::optional<condition::Condition>> TargetCondition(std::string_view tar
     return Status::Error("--target '" + std::string(target) +
                          "': expected user:USER, group:GROUP, ost:INDEX, pool:POOL, class:FILECLASS or path:DIR");
   }
-  if (kind == "class" && !classes.Has(value)) {
-    std::string known;
-    for (const std::string& n : classes.Names()) known += (known.empty() ? "" : ", ") + n;
-    return Status::Error("--target '" + std::string(target) + "': no fileclass '" + std::string(value) +
-                         "' in the configuration (defined: " + (known.empty() ? "none" : known) + ")");
+  if (kind == "class") {
+    if (Status known = RequireClass(classes, source, value); !known.ok()) {
+      return Status::Error("--target '" + std::string(target) + "': " + known.message());
+    }
   }
   std::string quoted = "'";
   for (char c : value) {

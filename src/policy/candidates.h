@@ -21,8 +21,10 @@ namespace fathom::policy {
 // live file system (lgetxattr: never through a symbolic link) when a condition asks.
 condition::Subject SubjectOf(std::string_view path, const catalog::Attrs& attrs, NameCache& names);
 
-// `--target` as a condition: user:U, group:G, ost:N, pool:P, class:C, path:P ("" : none).
-Result<std::optional<condition::Condition>> TargetCondition(std::string_view target, const FileClasses& classes);
+// `--target` as a condition: user:U, group:G, ost:N, pool:P, class:C (of `classes`, read
+// from `source`), path:P ("" : none).
+Result<std::optional<condition::Condition>> TargetCondition(std::string_view target, const FileClasses& classes,
+                                                            std::string_view source);
 
 // Calls `fn` with every name of every entry the catalog selects for `policy` within
 // `target`, and its decision, until `fn` returns false. The scope and the target narrow the

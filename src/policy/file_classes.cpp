@@ -52,4 +52,12 @@ void FileClasses::Narrow(std::string_view name, catalog::Selection& selection, i
   }
 }
 
+Status RequireClass(const FileClasses& classes, std::string_view source, std::string_view name) {
+  if (classes.Has(name)) return Status::Ok();
+  std::string known;
+  for (const std::string& n : classes.Names()) known += (known.empty() ? "" : ", ") + n;
+  return Status::Error(std::string(source) + " defines no file class \"" + std::string(name) + "\" (it defines: " +
+                       (known.empty() ? "none" : known) + ")");
+}
+
 }  // namespace fathom::policy

@@ -17,4 +17,14 @@ Result<catalog::report::Table> ActionTable(ActionJournal& journal, const ActionQ
 // Runs of `policy` ("": all) started at or after `since_ns`, newest first.
 Result<catalog::report::Table> RunTable(ActionJournal& journal, const std::string& policy, int64_t since_ns);
 
+// `fathom report --class-info[=CLASS]`: per file class of `config` (or only `only`), its
+// members in the catalog: count, space used, volume, smallest, largest and mean size (an
+// object with several names counted once). One pass over the catalog.
+Result<catalog::report::Table> ClassInfo(catalog::Catalog& catalog, const PolicyConfig& config,
+                                         const std::string& only, int64_t now_ns);
+
+// `fathom report --policy-info[=POLICY]`: per policy, its runs, actions done and failed,
+// entries skipped, volume acted upon, and its last run, from the journal.
+Result<catalog::report::Table> PolicyInfo(ActionJournal& journal, const std::string& only);
+
 }  // namespace fathom::policy

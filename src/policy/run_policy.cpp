@@ -60,7 +60,7 @@ class Runner {
 
   Result<RunSummary> Run(catalog::Catalog& catalog) {
     now_ = options_.now_ns != 0 ? options_.now_ns : WallNs();
-    FATHOM_ASSIGN_OR_RETURN(target_, TargetCondition(options_.target, config_.fileclasses));
+    FATHOM_ASSIGN_OR_RETURN(target_, TargetCondition(options_.target, config_.fileclasses, config_.source));
     RunRecord& run = summary_.run;
     run.policy = policy_.name;
     run.user = options_.user.empty() ? names_.UserName(getuid()).value_or(std::to_string(getuid())) : options_.user;
@@ -289,7 +289,7 @@ Result<RunSummary> RunPolicy(const PolicyConfig& config, const Policy& policy, c
 
 Result<PolicyCheck> CheckPolicy(const PolicyConfig& config, const Policy& policy, catalog::Catalog& catalog,
                                 const std::string& target_text, int64_t now_ns) {
-  FATHOM_ASSIGN_OR_RETURN(std::optional<condition::Condition> target, TargetCondition(target_text, config.fileclasses));
+  FATHOM_ASSIGN_OR_RETURN(std::optional<condition::Condition> target, TargetCondition(target_text, config.fileclasses, config.source));
   PolicyCheck check;
   check.policy = policy.name;
   for (const Rule& r : policy.rules) check.rules.push_back({r.name});

@@ -106,6 +106,30 @@ TEST_F(PolicyCommand, ARunActsAndTheLogShowsItsActionsAndRuns) {
   EXPECT_NE(runs.out.find("done"), std::string::npos) << runs.out;
 }
 
+TEST_F(PolicyCommand, ReportShowsEachClassAndEachPolicysActions) {
+  auto classes = testing::Run({testing::FathomBinary(), "report", "--catalog", catalog_, "--config", config_,
+                               "--class-info=tmp", "--csv", "-q"});
+  ASSERT_EQ(classes.exit_code, 0) << classes.err;
+  // f0..f3.tmp (3 bytes each) and keep/k.tmp (4 bytes): 5 files, 16 bytes.
+  EXPECT_TRUE(classes.out.starts_with("             tmp,          5,")) << classes.out;
+  EXPECT_TRUE(classes.out.ends_with(",              16,               3,               4,               3\n"))
+      << classes.out;
+  auto unknown = testing::Run({testing::FathomBinary(), "report", "--catalog", catalog_, "--config", config_,
+                               "--class-info=nope"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err, "fathom report: --class-info: " + config_ +
+                             " defines no file class \"nope\" (it defines: protected, tmp)\n");
+
+  ASSERT_EQ(Policy({"run", "purge", "--config", config_}).exit_code, 0);
+  ASSERT_EQ(Policy({"run", "purge", "--config", config_}).exit_code, 0);
+  auto info = testing::Run({testing::FathomBinary(), "report", "--catalog", catalog_, "--policy-info", "--csv", "-q"});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  // Two runs: the first deletes the four files, the second finds them gone (skipped).
+  EXPECT_TRUE(info.out.starts_with("           purge,          2,          4,          0,          4,              12,"))
+      << info.out;
+  EXPECT_TRUE(info.out.ends_with(",       done\n")) << info.out;
+}
+
 TEST_F(PolicyCommand, BadConfigurationsPoliciesAndTargetsAreClearErrors) {
   auto r = Policy({"run", "nope", "--config", config_});
   EXPECT_EQ(r.exit_code, 2);
@@ -116,7 +140,7 @@ TEST_F(PolicyCommand, BadConfigurationsPoliciesAndTargetsAreClearErrors) {
   r = Policy({"run", "purge", "--config", config_, "--target", "class:nope"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
-            "fathom policy run: --target 'class:nope': no fileclass 'nope' in the configuration (defined: "
+            "fathom policy run: --target 'class:nope': " + config_ + " defines no file class \"nope\" (it defines: "
             "protected, tmp)\n");
   r = Policy({"run", "purge", "--config", config_, "--max-volume", "lots"});
   EXPECT_EQ(r.exit_code, 2);

@@ -594,7 +594,7 @@ policies:
   bad.target = "class:nope";
   auto refused = Run("purge", bad);
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.status().message(), "--target 'class:nope': no fileclass 'nope' in the configuration (defined: named_a)");
+  EXPECT_EQ(refused.status().message(), "--target 'class:nope': test.yaml defines no file class \"nope\" (it defines: named_a)");
   bad.target = "colour:red";
   refused = Run("purge", bad);
   ASSERT_FALSE(refused.ok());

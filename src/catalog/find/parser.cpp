@@ -310,11 +310,8 @@ class Parser {
         return Status::Error(t + ": no file classes: give the policy configuration that defines " + Quote(name) +
                              " with --config FILE");
       }
-      if (!env_.classes->Has(name)) {
-        std::string known;
-        for (const std::string& n : env_.classes->Names()) known += (known.empty() ? "" : ", ") + n;
-        return Status::Error(t + ": " + env_.classes_source + " defines no file class " + Quote(name) +
-                             " (it defines: " + (known.empty() ? "none" : known) + ")");
+      if (Status known = policy::RequireClass(*env_.classes, env_.classes_source, name); !known.ok()) {
+        return Status::Error(t + ": " + known.message());
       }
       return ClassTest(name, *env_.classes, env_.now_ns);
     }
