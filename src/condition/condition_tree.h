@@ -15,7 +15,7 @@
 namespace fathom::condition {
 
 enum class Criterion {
-  kTree, kPath, kName, kIname, kType, kOwner, kGroup, kProjid, kSize, kBlocks, kDepth,
+  kTree, kPath, kName, kIname, kType, kMode, kOwner, kGroup, kProjid, kSize, kBlocks, kDepth,
   kDircount, kNlink, kLastAccess, kLastMod, kLastMdchange, kCreation, kRmTime, kOstPool,
   kOstIndex, kMdtIndex, kFileclass, kXattr
 };
@@ -30,6 +30,8 @@ enum class ValueKind {
   kAge,       // a duration, compared with now minus the time
   kClass,     // == and !=: a file class's name
   kMember,    // == and !=: an integer one of a list holds (ost_index)
+  kMode,      // == and !=: permission bits in octal as GNU find's -perm: 0644 (exactly),
+              // -0750 (all of them set), /0022 (any of them set)
 };
 
 struct CriterionInfo {
@@ -58,6 +60,7 @@ struct Condition::Node {
   int64_t number = 0;             // counts, bytes, ages (ns), S_IFMT bits, uid/gid
   std::optional<Glob> glob;       // globs, and account names with wildcards
   bool no_account = false;        // kAccount: a name with no account (matches nothing)
+  char mode_form = '=';           // kMode: '=' exactly, '-' all of the bits, '/' any of them
 };
 
 // Whether `value OP reference` holds.

@@ -7,12 +7,13 @@
 namespace fathom::condition {
 namespace {
 
-constexpr std::array<CriterionInfo, 23> kCriteria = {{
+constexpr std::array<CriterionInfo, 24> kCriteria = {{
     {"tree", Criterion::kTree, ValueKind::kGlob},
     {"path", Criterion::kPath, ValueKind::kGlob},
     {"name", Criterion::kName, ValueKind::kGlob},
     {"iname", Criterion::kIname, ValueKind::kGlob},
     {"type", Criterion::kType, ValueKind::kType},
+    {"mode", Criterion::kMode, ValueKind::kMode},
     {"owner", Criterion::kOwner, ValueKind::kAccount},
     {"group", Criterion::kGroup, ValueKind::kAccount},
     {"projid", Criterion::kProjid, ValueKind::kCount},

@@ -49,6 +49,13 @@ bool CompareOne(const Node& n, const Subject& s, int64_t now_ns) {
     case Criterion::kName:
     case Criterion::kIname: return Equality(n, n.glob->Matches(BaseName(s.path)));
     case Criterion::kType: return Equality(n, (a.mode & S_IFMT) == static_cast<uint32_t>(n.number));
+    case Criterion::kMode: {
+      const int64_t bits = a.mode & 07777;
+      const bool held = n.mode_form == '=' ? bits == n.number
+                        : n.mode_form == '-' ? (bits & n.number) == n.number
+                                             : n.number == 0 || (bits & n.number) != 0;
+      return Equality(n, held);
+    }
     case Criterion::kOwner: return Account(n, a.uid, s.user_name);
     case Criterion::kGroup: return Account(n, a.gid, s.group_name);
     case Criterion::kProjid: return a.projid && Compare(*a.projid, n.op, n.number);

@@ -141,7 +141,7 @@ class Parser {
     const ValueKind kind = n->criterion->kind;
     const bool equality_only = kind == ValueKind::kGlob || kind == ValueKind::kType ||
                                kind == ValueKind::kAccount || kind == ValueKind::kClass ||
-                               kind == ValueKind::kMember;
+                               kind == ValueKind::kMember || kind == ValueKind::kMode;
     if (equality_only && *op != Op::kEq && *op != Op::kNe) {
       return Expected("== or != (" + criterion + " is compared by equality)");
     }
@@ -202,6 +202,23 @@ class Parser {
         auto age = ParseDuration(v);
         if (!age) return Expected("a duration for " + criterion + " (a number, then s min h d w or y)");
         n.number = *age;
+        return Status::Ok();
+      }
+      case ValueKind::kMode: {
+        std::string_view digits = v;
+        n.mode_form = !v.empty() && (v[0] == '-' || v[0] == '/') ? v[0] : '=';
+        if (n.mode_form != '=') digits.remove_prefix(1);
+        int64_t bits = 0;
+        bool octal = !digits.empty() && digits.size() <= 5;
+        for (char c : digits) {
+          octal = octal && c >= '0' && c <= '7';
+          bits = bits * 8 + (c - '0');
+        }
+        if (!octal || bits > 07777) {
+          return Expected("permission bits in octal for " + criterion + ": 0644 (exactly), -0750 (all of them) or "
+                          "/0022 (any of them)");
+        }
+        n.number = bits;
         return Status::Ok();
       }
       case ValueKind::kClass:

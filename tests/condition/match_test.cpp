@@ -53,6 +53,29 @@ TEST(ConditionMatchTest, SizesAgesAndTypes) {
   EXPECT_FALSE(Match("dircount >= 0 or depth >= 0 or creation > 0 or rm_time > 0", "/fs/d", dir));  // unknown
 }
 
+// mode as GNU find's -perm: exactly, all of the bits (-), any of them (/).
+TEST(ConditionMatchTest, ModesExactlyAllOfOrAnyOfTheirBits) {
+  catalog::Attrs f = File(1);
+  f.mode = S_IFREG | 04754;
+  EXPECT_TRUE(Match("mode == 4754", "/fs/a", f));
+  EXPECT_FALSE(Match("mode == 0754", "/fs/a", f));
+  EXPECT_TRUE(Match("mode != 0754", "/fs/a", f));
+  EXPECT_TRUE(Match("mode == -0750", "/fs/a", f));
+  EXPECT_FALSE(Match("mode == -0752", "/fs/a", f));
+  EXPECT_TRUE(Match("mode == /0002 or mode == /4000", "/fs/a", f));
+  EXPECT_FALSE(Match("mode == /0003", "/fs/a", f));
+  EXPECT_TRUE(Match("mode == /0000", "/fs/a", f));  // as GNU find: no bit asked, every entry
+  auto bad = Condition::Parse("mode == /o+w");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "condition: line 1, column 9: found '/o+w', expected permission bits in octal for mode: 0644 (exactly), "
+            "-0750 (all of them) or /0022 (any of them)");
+  auto ordered = Condition::Parse("mode > 0644");
+  ASSERT_FALSE(ordered.ok());
+  EXPECT_NE(ordered.status().message().find("== or != (mode is compared by equality)"), std::string::npos);
+  EXPECT_EQ(Condition::Parse("mode == -0750")->ToString(), "mode == '-0750'");
+}
+
 TEST(ConditionMatchTest, PathsNamesAndTrees) {
   const catalog::Attrs a = File(1);
   EXPECT_TRUE(Match("path == /fs/*.tar", "/fs/x.tar", a));

@@ -252,6 +252,33 @@ TEST_F(PolicyRunTest, DryRunReportsWhatGnuFindSelectsAndChangesNothing) {
   }
 }
 
+// mode == X selects what GNU find -perm X selects, on generated trees with 15 modes.
+TEST_F(PolicyRunTest, ModeSelectsWhatGnuFindPermSelects) {
+  const std::string root = mount_.path() + "/t";
+  BuildTrees(root, 5, NowS());
+  Scan(root);
+  for (const std::string perm : {"0644", "-0750", "/0022", "/0002", "-4000", "/6000", "0000", "/0000"}) {
+    Configure(Replace(R"yaml(
+policies:
+  p:
+    default_action: log
+    rules: [{name: r, condition: "mode == PERM"}]
+)yaml",
+                      "PERM", perm));
+    RunOptions options;
+    options.dry_run = true;
+    std::vector<std::string> notes;
+    auto summary = Run("p", options, &notes);
+    ASSERT_TRUE(summary.ok()) << summary.status().message();
+    std::vector<std::string> ours;
+    for (const std::string& n : notes) ours.push_back(n.substr(std::string("would log ").size()));
+    std::sort(ours.begin(), ours.end());
+    Captured gnu = RunCaptured({"/usr/bin/find", root, "-perm", perm, "-print0"}, "/");
+    ASSERT_EQ(gnu.exit_code, 0) << gnu.err;
+    EXPECT_EQ(ours, SortedRecords(gnu.out, '\0')) << "mode == " << perm;
+  }
+}
+
 constexpr const char* kDeleteAll = R"yaml(
 policies:
   purge:
