@@ -94,7 +94,9 @@ struct Trigger {
   // Which users, groups, OST indexes or pools ({} = each); for global_usage, paths on the
   // file systems to watch ({} = those holding the catalog's roots).
   std::vector<std::string> targets;
-  std::optional<int64_t> capacity;         // ost_usage, pool_usage in %: the size of each
+  // What a percentage is of: required for ost_usage and pool_usage (each OST's or pool's
+  // size); for user_usage and group_usage a quota-like limit instead of the file system's size.
+  std::optional<int64_t> capacity;
 };
 
 struct Policy {
@@ -123,10 +125,40 @@ struct Decision {
 Decision Decide(const Policy& policy, const FileClasses& classes, const condition::Subject& subject,
                 int64_t now_ns);
 
+// An alert: a condition on entries, or a usage at or over a high mark (a trigger's
+// measurement); raised once per (alert, entry or usage) until it clears (docs/policies.md).
+struct AlertRule {
+  std::string name;
+  std::optional<condition::Condition> condition;   // on entries
+  std::optional<Trigger> usage;                    // on a usage (its high mark only)
+  std::vector<std::string> sinks;                  // log, mail, webhook ({} = every sink configured)
+};
+
+// Where alerts go: a log file, e-mail through the local sendmail interface (sendmail -t -oi),
+// an HTTP POST of JSON (signed as Standard Webhooks when given a secret).
+struct AlertSinks {
+  std::string log_file;
+  struct Mail {
+    std::vector<std::string> to;
+    std::string from = "fathom";
+    std::string sendmail = "/usr/sbin/sendmail";
+  };
+  std::optional<Mail> mail;
+  struct Webhook {
+    std::string url;
+    std::string secret_file;             // "": unsigned
+    int64_t timeout_ns = 10'000'000'000;
+  };
+  std::optional<Webhook> webhook;
+};
+
 struct PolicyConfig {
   std::string source;  // the file, for messages
   FileClasses fileclasses;
   std::vector<Policy> policies;
+  std::vector<AlertRule> alerts;
+  AlertSinks alert_sinks;
+  int64_t alert_check_every_ns = 60'000'000'000;   // alert_check_every
   const Policy* Find(std::string_view name) const;
 };
 
@@ -272,7 +304,8 @@ struct Firing {
 Result<std::vector<Firing>> EvaluateTrigger(const Trigger& trigger, catalog::Catalog& catalog);
 
 // `fathom policy daemon`: evaluates every trigger of every policy at start and then every
-// check_every, and runs the policy for each firing (journaled like any run). The catalog is
+// check_every, and runs the policy for each firing (journaled like any run); checks the
+// alerts at start and then every alert_check_every. The catalog is
 // opened again for each evaluation, so that it sees what a follower applied meanwhile.
 struct DaemonOptions {
   std::string catalog_uri;
@@ -282,6 +315,27 @@ struct DaemonOptions {
   std::function<void(const JournalAction&, std::string_view)> report;  // of every run
 };
 Status RunDaemon(const PolicyConfig& config, const DaemonOptions& options);
+
+// ---------------------------------------------------------------------------------------
+// Alerts: each alert's matches now (the entries its condition holds for, through the
+// catalog's indexes; or the usages at or over its high mark) compared with those it raised
+// before, kept in the catalog's database (table alert_state): a new match is raised once, a
+// match gone is cleared. What a check raised or cleared is sent to the sinks in one batched
+// message per sink; what a sink could not take is sent again by the next check.
+
+struct AlertEvent {
+  std::string alert;
+  std::string key;      // the entry's path, or the usage's target (user:alice)
+  std::string detail;   // "size 1.10 TB, owner alice", or the usage measured
+  bool raised = true;   // false: cleared
+};
+struct AlertCheck {
+  std::vector<AlertEvent> events;  // raised and cleared by this check, and sent again
+  uint64_t active = 0;             // alerts raised and not cleared after the check
+  std::vector<std::string> errors; // sinks that failed (their events are sent next time)
+};
+Result<AlertCheck> CheckAlerts(const PolicyConfig& config, catalog::Catalog& catalog, const std::string& catalog_uri,
+                               int64_t now_ns);
 
 // What `fathom policy check` shows: for each policy, how many entries each rule would act
 // upon now, leave because its condition is false, and how many are ignored or untargeted.

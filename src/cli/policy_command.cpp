@@ -147,6 +147,26 @@ int RunDaemonCommand(const PolicyArgs& a) {
   return kExitOk;
 }
 
+int RunAlerts(const PolicyArgs& a) {
+  auto config = Load(a);
+  if (!config.ok()) return Fail("policy alerts", config.status().message(), kExitUsage);
+  if (config->alerts.empty()) return Fail("policy alerts", a.config + " defines no alert (alerts: ...)", kExitUsage);
+  auto catalog = OpenCatalog(a.catalog, true);
+  if (!catalog.ok()) return Fail("policy alerts", catalog.status().message(), kExitFailure);
+  auto check = policy::CheckAlerts(*config, **catalog, a.catalog, NowNs());
+  if (!check.ok()) return Fail("policy alerts", check.status().message(), kExitFailure);
+  for (const policy::AlertEvent& e : check->events) {
+    std::printf("%s %s: %s%s%s%s\n", e.raised ? "raised" : "cleared", e.alert.c_str(), e.key.c_str(),
+                e.detail.empty() ? "" : " (", e.detail.c_str(), e.detail.empty() ? "" : ")");
+  }
+  std::fflush(stdout);
+  std::fprintf(stderr, "fathom: %llu alerts active\n", static_cast<unsigned long long>(check->active));
+  for (const std::string& e : check->errors) {
+    std::fprintf(stderr, "fathom: policy alerts: not delivered (sent again at the next check): %s\n", e.c_str());
+  }
+  return check->errors.empty() ? kExitOk : kExitFailure;
+}
+
 int RunLog(const PolicyArgs& a) {
   auto since = ParseSince(a.since);
   if (!since.ok()) return Fail("policy log", since.status().message(), kExitUsage);
@@ -192,7 +212,7 @@ void AddTableOptions(CLI::App& cmd, PolicyArgs& a) {
 CommandRunner AddPolicyCommand(CLI::App& app) {
   auto a = std::make_shared<PolicyArgs>();
   a->config = DefaultConfig();
-  CLI::App* cmd = app.add_subcommand("policy", "Check, run, schedule and audit the policies of a configuration on the catalog");
+  CLI::App* cmd = app.add_subcommand("policy", "Check, run, schedule and audit the policies and alerts of a configuration on the catalog");
   cmd->require_subcommand(1);
   cmd->footer(
       "Examples:\n"
@@ -200,6 +220,7 @@ CommandRunner AddPolicyCommand(CLI::App& app) {
       "  fathom policy run purge --dry-run --config policies.yaml --catalog scratch.db\n"
       "  fathom policy run purge --target user:alice --max-volume 500GB --config policies.yaml\n"
       "  fathom policy daemon --config policies.yaml --catalog scratch.db\n"
+      "  fathom policy alerts --config policies.yaml --catalog scratch.db\n"
       "  fathom policy log --since 7d --catalog scratch.db\n\n"
       "See docs/policies.md.");
 
@@ -227,6 +248,10 @@ CommandRunner AddPolicyCommand(CLI::App& app) {
   daemon->add_flag("--once", a->once, "Evaluate each trigger once, run what fires, and exit (for cron)");
   daemon->add_flag("-l,--list", a->list, "Print each action");
 
+  CLI::App* alerts = cmd->add_subcommand(
+      "alerts", "Check the alerts once: raise what newly matches, clear what no longer does, send both to the sinks");
+  AddShared(*alerts, *a, true);
+
   CLI::App* log = cmd->add_subcommand("log", "Show the action journal (newest first), or the runs (--runs)");
   AddShared(*log, *a, false);
   log->add_option("POLICY", a->name, "Only this policy");
@@ -237,10 +262,11 @@ CommandRunner AddPolicyCommand(CLI::App& app) {
   log->add_option("--limit", a->limit, "At most N actions")->type_name("N");
   AddTableOptions(*log, *a);
 
-  return [a, check, run, daemon, log] {
+  return [a, check, run, daemon, alerts, log] {
     if (check->parsed()) return RunCheck(*a);
     if (run->parsed()) return RunRun(*a);
     if (daemon->parsed()) return RunDaemonCommand(*a);
+    if (alerts->parsed()) return RunAlerts(*a);
     if (log->parsed()) return RunLog(*a);
     return kExitUsage;
   };

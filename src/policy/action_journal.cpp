@@ -186,7 +186,7 @@ class Journal final : public ActionJournal {
 std::string_view StateName(RunRecord::State state) { return kRunStates.at(static_cast<size_t>(state)); }
 std::string_view StateName(JournalAction::State state) { return kActionStates.at(static_cast<size_t>(state)); }
 
-Result<std::unique_ptr<ActionJournal>> ActionJournal::Open(const std::string& catalog_uri, bool read_only) {
+Result<std::unique_ptr<JournalDb>> OpenJournalDb(const std::string& catalog_uri, bool read_only) {
   std::unique_ptr<JournalDb> db;
   if (catalog::pg::IsPostgresUri(catalog_uri)) {
     FATHOM_ASSIGN_OR_RETURN(db, OpenPgJournal(catalog_uri, read_only));
@@ -196,6 +196,11 @@ Result<std::unique_ptr<ActionJournal>> ActionJournal::Open(const std::string& ca
     FATHOM_ASSIGN_OR_RETURN(db, OpenSqliteJournal(path, read_only));
   }
   if (!read_only) FATHOM_RETURN_IF_ERROR(db->CreateTables());
+  return db;
+}
+
+Result<std::unique_ptr<ActionJournal>> ActionJournal::Open(const std::string& catalog_uri, bool read_only) {
+  FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<JournalDb> db, OpenJournalDb(catalog_uri, read_only));
   FATHOM_ASSIGN_OR_RETURN(bool has_tables, db->HasTables());
   return std::unique_ptr<ActionJournal>(new Journal(std::move(db), has_tables));
 }

@@ -9,11 +9,34 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A policy's trigger, or (policy null) the alerts.
 struct Scheduled {
   const Policy* policy;
   const Trigger* trigger;
   Clock::time_point due;
+  int64_t every_ns;
 };
+
+int64_t WallNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Status CheckAlertsNow(const PolicyConfig& config, const DaemonOptions& o) {
+  catalog::CatalogOptions copts;
+  copts.uri = o.catalog_uri;
+  copts.read_only = true;
+  FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<catalog::Catalog> catalog, catalog::Catalog::Open(copts));
+  FATHOM_ASSIGN_OR_RETURN(AlertCheck check, CheckAlerts(config, *catalog, o.catalog_uri, WallNs()));
+  if (o.log) {
+    size_t raised = 0;
+    for (const AlertEvent& e : check.events) raised += e.raised;
+    o.log("alerts: " + std::to_string(raised) + " raised, " + std::to_string(check.events.size() - raised) +
+          " cleared, " + std::to_string(check.active) + " active");
+    for (const std::string& e : check.errors) o.log("alerts: not delivered (sent again at the next check): " + e);
+  }
+  return Status::Ok();
+}
 
 // Evaluates one trigger and runs its policy for each firing.
 Status Evaluate(const PolicyConfig& config, const Scheduled& s, const DaemonOptions& o) {
@@ -55,17 +78,21 @@ Status RunDaemon(const PolicyConfig& config, const DaemonOptions& o) {
   std::vector<Scheduled> schedule;
   const Clock::time_point start = Clock::now();
   for (const Policy& p : config.policies) {
-    for (const Trigger& t : p.triggers) schedule.push_back({&p, &t, start});
+    for (const Trigger& t : p.triggers) schedule.push_back({&p, &t, start, t.check_every_ns});
   }
-  if (schedule.empty()) return Status::Error(config.source + ": no policy has a trigger: give one (trigger: {on: ...})");
+  if (!config.alerts.empty()) schedule.push_back({nullptr, nullptr, start, config.alert_check_every_ns});
+  if (schedule.empty()) {
+    return Status::Error(config.source + ": no policy has a trigger and there is no alert: give one (trigger: {on: ...}, "
+                                         "alerts: ...)");
+  }
   for (;;) {
     Clock::time_point next = Clock::time_point::max();
     for (Scheduled& s : schedule) {
       if (o.stop && o.stop()) return Status::Ok();
       if (Clock::now() >= s.due) {
-        Status st = Evaluate(config, s, o);
-        if (!st.ok() && o.log) o.log("policy " + s.policy->name + ": " + st.message());
-        s.due = Clock::now() + std::chrono::nanoseconds(s.trigger->check_every_ns);
+        Status st = s.policy != nullptr ? Evaluate(config, s, o) : CheckAlertsNow(config, o);
+        if (!st.ok() && o.log) o.log((s.policy != nullptr ? "policy " + s.policy->name : std::string("alerts")) + ": " + st.message());
+        s.due = Clock::now() + std::chrono::nanoseconds(s.every_ns);
       }
       next = std::min(next, s.due);
     }

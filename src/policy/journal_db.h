@@ -1,5 +1,5 @@
-// journal_db.h — the seam between the action journal (action_journal.cpp, one set of SQL
-// statements) and the catalog's database: SQLite (journal_sqlite.cpp) or PostgreSQL
+// journal_db.h — the seam between the action journal (action_journal.cpp) and the alerts'
+// state (alerts.cpp), each one set of SQL statements, and the catalog's database: SQLite (journal_sqlite.cpp) or PostgreSQL
 // (journal_pg.cpp). Statements are written with PostgreSQL's placeholders ($1, $2, ...);
 // the SQLite side reads them as its numbered ?1, ?2, ....
 //
@@ -31,7 +31,8 @@ std::string TextOf(const SqlValue& v);         // text or bytes; NULL: ""
 class JournalDb {
  public:
   virtual ~JournalDb() = default;
-  // Makes the journal's tables if they are missing (a writer only).
+  // Makes the journal's tables (policy_runs, policy_actions, alert_state) if they are
+  // missing (a writer only).
   virtual Status CreateTables() = 0;
   // Whether the journal's tables exist (a reader of a catalog never run against has none).
   virtual Result<bool> HasTables() = 0;
@@ -44,5 +45,7 @@ class JournalDb {
 // Query returns (SQLite: synchronous=FULL on this connection; PostgreSQL: its commit).
 Result<std::unique_ptr<JournalDb>> OpenSqliteJournal(const std::string& path, bool read_only);
 Result<std::unique_ptr<JournalDb>> OpenPgJournal(const std::string& uri, bool read_only);
+// Either, by the catalog's URI (sqlite:FILE, FILE, postgresql://...); a writer makes the tables.
+Result<std::unique_ptr<JournalDb>> OpenJournalDb(const std::string& catalog_uri, bool read_only);
 
 }  // namespace fathom::policy

@@ -22,7 +22,9 @@ constexpr const char* kTables =
     " result text NOT NULL, started bigint NOT NULL, finished bigint NOT NULL);"
     "CREATE INDEX IF NOT EXISTS policy_actions_run ON policy_actions(run, state);"
     "CREATE INDEX IF NOT EXISTS policy_actions_path ON policy_actions(path);"
-    "CREATE INDEX IF NOT EXISTS policy_runs_policy ON policy_runs(policy, finished);";
+    "CREATE INDEX IF NOT EXISTS policy_runs_policy ON policy_runs(policy, finished);"
+    "CREATE TABLE IF NOT EXISTS alert_state(alert text NOT NULL, key bytea NOT NULL, detail text NOT NULL,"
+    " raised bigint NOT NULL, notified bigint NOT NULL, PRIMARY KEY(alert, key));";
 
 class PgJournal final : public JournalDb {
  public:

@@ -22,7 +22,9 @@ constexpr const char* kTables =
     " result TEXT NOT NULL, started INTEGER NOT NULL, finished INTEGER NOT NULL);"
     "CREATE INDEX IF NOT EXISTS policy_actions_run ON policy_actions(run, state);"
     "CREATE INDEX IF NOT EXISTS policy_actions_path ON policy_actions(path);"
-    "CREATE INDEX IF NOT EXISTS policy_runs_policy ON policy_runs(policy, finished);";
+    "CREATE INDEX IF NOT EXISTS policy_runs_policy ON policy_runs(policy, finished);"
+    "CREATE TABLE IF NOT EXISTS alert_state(alert TEXT NOT NULL, key BLOB NOT NULL, detail TEXT NOT NULL,"
+    " raised INTEGER NOT NULL, notified INTEGER NOT NULL, PRIMARY KEY(alert, key));";
 
 class SqliteJournal final : public JournalDb {
  public:

@@ -10,7 +10,8 @@ namespace {
 
 class PolicyReader {
  public:
-  PolicyReader(const YamlText& yaml, std::string name) : y_(yaml), name_(std::move(name)) {}
+  PolicyReader(const YamlText& yaml, std::string name, std::string noun = "policy")
+      : y_(yaml), name_(std::move(name)), noun_(std::move(noun)) {}
 
   Result<Policy> Read(const YAML::Node& node) {
     Policy p;
@@ -74,9 +75,9 @@ class PolicyReader {
   }
 
  private:
-  std::string What(const std::string& key) const { return "policy " + name_ + ", " + key; }
+  std::string What(const std::string& key) const { return noun_ + " " + name_ + ", " + key; }
   Status Fail(const YAML::Node& at, const std::string& message) const {
-    return Status::Error(y_.At(at.Mark()) + "policy " + name_ + ": " + message);
+    return Status::Error(y_.At(at.Mark()) + noun_ + " " + name_ + ": " + message);
   }
   static std::vector<YAML::Node> Listed(const YAML::Node& v) {
     std::vector<YAML::Node> out;
@@ -212,7 +213,10 @@ class PolicyReader {
     return t;
   }
 
-  Result<Trigger> TriggerOf(const YAML::Node& v) const {
+ public:
+  // A policy's trigger; an alert's usage (`alert`: a usage with a high mark only, raised at
+  // or over it and cleared under it; no check_every).
+  Result<Trigger> TriggerOf(const YAML::Node& v, bool alert = false) const {
     if (!v.IsMap()) return Fail(v, "trigger: expected {on: ..., check_every: ..., high: ..., low: ...}");
     Trigger t;
     bool has_on = false;
@@ -250,12 +254,20 @@ class PolicyReader {
       }
     }
     if (!has_on) return Fail(v, "trigger: no 'on:' (periodic, global_usage, ...)");
+    const bool per_ost = t.on == Trigger::On::kOstUsage || t.on == Trigger::On::kPoolUsage;
+    if (alert) {
+      if (t.on == Trigger::On::kPeriodic) return Fail(v, "usage: expected a usage (global_usage, user_usage, ...)");
+      if (!t.high || t.low) return Fail(v, "usage: an alert has a high mark only (raised at or over it, cleared under it)");
+      if (per_ost && t.high->unit == Threshold::Unit::kPercent && !t.capacity) {
+        return Fail(v, "usage: a percentage of an OST or a pool needs its capacity (capacity: 100TB)");
+      }
+      return t;
+    }
     if (t.check_every_ns == 0) return Fail(v, "trigger: no check_every (e.g. 15min)");
     const bool usage = t.on != Trigger::On::kPeriodic;
     if (usage && (!t.high || !t.low)) return Fail(v, "trigger: a usage trigger needs high and low");
     if (!usage && (t.high || t.low)) return Fail(v, "trigger: a periodic trigger has no high or low");
     if (usage && t.high->unit != t.low->unit) return Fail(v, "trigger: high and low must be in the same unit");
-    const bool per_ost = t.on == Trigger::On::kOstUsage || t.on == Trigger::On::kPoolUsage;
     if (per_ost && t.high->unit == Threshold::Unit::kPercent && !t.capacity) {
       return Fail(v, "trigger: a percentage of an OST or a pool needs its capacity (capacity: 100TB)");
     }
@@ -265,11 +277,17 @@ class PolicyReader {
     return t;
   }
 
+ private:
   const YamlText& y_;
   std::string name_;
+  std::string noun_;
 };
 
 }  // namespace
+
+Result<Trigger> ParseAlertUsage(const YAML::Node& node, const YamlText& yaml, const std::string& alert) {
+  return PolicyReader(yaml, alert, "alert").TriggerOf(node, true);
+}
 
 Status ParsePolicies(const YAML::Node& section, const YamlText& yaml, std::vector<Policy>& policies) {
   if (section.IsNull()) return Status::Ok();

@@ -11,6 +11,9 @@
 
 namespace fathom::policy {
 
+// An alert's `usage:` (a trigger with a high mark only); errors name alert `alert`.
+Result<Trigger> ParseAlertUsage(const YAML::Node& node, const YamlText& yaml, const std::string& alert);
+
 Status ParsePolicies(const YAML::Node& section, const YamlText& yaml, std::vector<Policy>& policies);
 
 }  // namespace fathom::policy

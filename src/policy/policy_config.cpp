@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "policy/file_classes_impl.h"
+#include "condition/units.h"
+#include "policy/alerts_section.h"
 #include "policy/policies_section.h"
 #include "policy/yaml_text.h"
 
@@ -37,6 +39,7 @@ class ConfigLoader {
     if (!root || root.IsNull()) return config;
     if (!root.IsMap()) return Status::Error(At(root.Mark()) + "expected a mapping of sections (fileclasses:, policies:)");
     std::vector<YAML::Mark> policy_marks;
+    YAML::Node alerts;
     for (const auto& item : root) {
       const std::string key = item.first.as<std::string>();
       if (key == "fileclasses") {
@@ -46,14 +49,25 @@ class ConfigLoader {
         if (item.second.IsMap()) {
           for (const auto& p : item.second) policy_marks.push_back(p.first.Mark());
         }
+      } else if (key == "alerts") {
+        FATHOM_RETURN_IF_ERROR(ParseAlerts(item.second, yaml_, config.alerts));
+        alerts = item.second;
+      } else if (key == "alert_sinks") {
+        FATHOM_RETURN_IF_ERROR(ParseAlertSinks(item.second, yaml_, config.alert_sinks));
+      } else if (key == "alert_check_every") {
+        auto d = item.second.IsScalar() ? condition::ParseDuration(item.second.Scalar()) : std::nullopt;
+        if (!d || *d <= 0) return Status::Error(At(item.second.Mark()) + "alert_check_every: expected a duration (e.g. 5min)");
+        config.alert_check_every_ns = *d;
       } else {
-        return Status::Error(At(item.first.Mark()) + "unknown section '" + key + "' (expected fileclasses, policies)");
+        return Status::Error(At(item.first.Mark()) + "unknown section '" + key +
+                             "' (expected fileclasses, policies, alerts, alert_sinks, alert_check_every)");
       }
     }
     FATHOM_RETURN_IF_ERROR(CheckReferences(config.fileclasses));
     for (size_t i = 0; i < config.policies.size(); ++i) {
       FATHOM_RETURN_IF_ERROR(CheckPolicyClasses(config.policies[i], config.fileclasses, policy_marks[i]));
     }
+    FATHOM_RETURN_IF_ERROR(CheckAlertReferences(config, alerts, yaml_));
     return config;
   }
 

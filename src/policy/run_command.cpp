@@ -28,7 +28,8 @@ std::string Shown(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-Status RunCommand(const std::vector<std::string>& argv, int64_t timeout_ns, const std::vector<std::string>& extra_env) {
+Status RunCommand(const std::vector<std::string>& argv, int64_t timeout_ns, const std::vector<std::string>& extra_env,
+                  std::optional<std::string_view> input) {
   if (argv.empty()) return Status::Error("an empty command");
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -39,14 +40,25 @@ Status RunCommand(const std::vector<std::string>& argv, int64_t timeout_ns, cons
   env.push_back(nullptr);
   int failed_exec[2];
   if (pipe2(failed_exec, O_CLOEXEC) != 0) return Status::FromErrno(errno, "cannot run " + argv[0]);
-  const pid_t pid = fork();
-  if (pid < 0) {
+  int in[2] = {-1, -1};
+  if (pipe2(in, O_CLOEXEC) != 0) {
     close(failed_exec[0]);
     close(failed_exec[1]);
     return Status::FromErrno(errno, "cannot run " + argv[0]);
   }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    for (int fd : {failed_exec[0], failed_exec[1], in[0], in[1]}) close(fd);
+    return Status::FromErrno(errno, "cannot run " + argv[0]);
+  }
   if (pid == 0) {
     close(failed_exec[0]);
+    if (input) {
+      dup2(in[0], STDIN_FILENO);
+    } else {
+      const int null = open("/dev/null", O_RDONLY);
+      dup2(null, STDIN_FILENO);
+    }
     dup2(STDERR_FILENO, STDOUT_FILENO);
     execvpe(args[0], args.data(), env.data());
     const int e = errno;
@@ -54,6 +66,17 @@ Status RunCommand(const std::vector<std::string>& argv, int64_t timeout_ns, cons
     _exit(127);
   }
   close(failed_exec[1]);
+  close(in[0]);
+  if (input) {
+    // A command that stops reading early is not an error here: its exit status says.
+    signal(SIGPIPE, SIG_IGN);
+    for (size_t done = 0; done < input->size();) {
+      const ssize_t w = write(in[1], input->data() + done, input->size() - done);
+      if (w <= 0 && errno != EINTR) break;
+      if (w > 0) done += static_cast<size_t>(w);
+    }
+  }
+  close(in[1]);
   int exec_errno = 0;
   const bool exec_failed = read(failed_exec[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno;
   close(failed_exec[0]);

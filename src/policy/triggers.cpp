@@ -40,7 +40,9 @@ std::optional<Firing> Compare(const Trigger& t, const Usage& u, const std::strin
       if (!u.capacity || *u.capacity <= 0) return std::nullopt;
       const double pct = 100.0 * static_cast<double>(u.bytes) / static_cast<double>(*u.capacity);
       if (pct < t.high->value) return std::nullopt;
-      f.goal_volume = u.bytes - static_cast<int64_t>(std::floor(t.low->value / 100.0 * static_cast<double>(*u.capacity)));
+      if (t.low) {
+        f.goal_volume = u.bytes - static_cast<int64_t>(std::floor(t.low->value / 100.0 * static_cast<double>(*u.capacity)));
+      }
       char text[32];
       std::snprintf(text, sizeof text, "%.1f%%", pct);
       now = text;
@@ -48,16 +50,16 @@ std::optional<Firing> Compare(const Trigger& t, const Usage& u, const std::strin
     }
     case Threshold::Unit::kBytes:
       if (static_cast<double>(u.bytes) < t.high->value) return std::nullopt;
-      f.goal_volume = u.bytes - static_cast<int64_t>(t.low->value);
+      if (t.low) f.goal_volume = u.bytes - static_cast<int64_t>(t.low->value);
       now = catalog::report::FormatFileSize(static_cast<uint64_t>(u.bytes));
       break;
     case Threshold::Unit::kEntries:
       if (static_cast<double>(u.entries) < t.high->value) return std::nullopt;
-      f.goal_count = u.entries - static_cast<uint64_t>(t.low->value);
+      if (t.low) f.goal_count = u.entries - static_cast<uint64_t>(t.low->value);
       now = std::to_string(u.entries) + " entries";
       break;
   }
-  f.why = what + ": " + now + ", at or over " + Shown(*t.high) + " (down to " + Shown(*t.low) + ")";
+  f.why = what + ": " + now + ", at or over " + Shown(*t.high) + (t.low ? " (down to " + Shown(*t.low) + ")" : "");
   return f;
 }
 
@@ -116,7 +118,7 @@ Result<std::vector<Firing>> EvaluateTrigger(const Trigger& t, catalog::Catalog& 
       Usage& u = by[user ? r.uid : r.gid];
       u.bytes += r.size;
       u.entries += r.count;
-      u.capacity = fs.capacity;
+      u.capacity = t.capacity ? t.capacity : fs.capacity;
     }
     NameCache names;
     for (const auto& [id, u] : by) {

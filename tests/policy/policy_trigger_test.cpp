@@ -253,7 +253,8 @@ policies:
   o.once = true;
   Status s = RunDaemon(config_, o);
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.message(), "test.yaml: no policy has a trigger: give one (trigger: {on: ...})");
+  EXPECT_EQ(s.message(),
+            "test.yaml: no policy has a trigger and there is no alert: give one (trigger: {on: ...}, alerts: ...)");
   auto refused = ParsePolicyConfig(
       "policies:\n  p:\n    default_action: log\n    rules: [{name: r}]\n"
       "    trigger: {on: ost_usage, high: 80%, low: 50%, check_every: 1h}\n",
