@@ -43,7 +43,7 @@ TEST(ConditionParseTest, CanonicalFormParsesBackToItself) {
 
 TEST(ConditionParseTest, ErrorsNameTheLineColumnFoundAndExpected) {
   EXPECT_EQ(Error("size > 1GB and colour == red"),
-            "condition: line 1, column 16: found 'colour', expected a criterion (tree path name iname type "
+            "condition: line 1, column 16: found 'colour', expected a criterion (tree path name iname type mode "
             "owner group projid size blocks depth dircount nlink last_access last_mod last_mdchange creation "
             "rm_time ost_pool ost_index mdt_index fileclass xattr.NAME)");
   EXPECT_EQ(Error("size > 12Q", "policies.yaml, rule old_tmp", 7),
@@ -67,7 +67,7 @@ TEST(ConditionParseTest, ErrorsNameTheLineColumnFoundAndExpected) {
   EXPECT_EQ(Error("name == 'open"), "condition: line 1, column 9: found a string that does not end, expected "
                                     "its closing '");
   EXPECT_EQ(Error("size > 1 and"), "condition: line 1, column 13: found the end of the condition, expected a "
-                                   "criterion (tree path name iname type owner group projid size blocks depth "
+                                   "criterion (tree path name iname type mode owner group projid size blocks depth "
                                    "dircount nlink last_access last_mod last_mdchange creation rm_time ost_pool "
                                    "ost_index mdt_index fileclass xattr.NAME), 'not' or '('");
   EXPECT_EQ(Error("fileclass == 'big*'"), "condition: line 1, column 14: found \"big*\", expected a file class's "

@@ -81,7 +81,7 @@ TEST(PolicyConfigTest, AnEmptyFileHasNoClasses) {
 TEST(PolicyConfigTest, ErrorsNameTheFileLineAndColumn) {
   EXPECT_EQ(Error("fileclasses:\n  a: \"size > 1 and colour == red\"\n"),
             "policies.yaml, fileclass a: line 2, column 20: found 'colour', expected a criterion (tree path name "
-            "iname type owner group projid size blocks depth dircount nlink last_access last_mod last_mdchange "
+            "iname type mode owner group projid size blocks depth dircount nlink last_access last_mod last_mdchange "
             "creation rm_time ost_pool ost_index mdt_index fileclass xattr.NAME)");
   EXPECT_EQ(Error("fileclasses:\n  a: size > 12Q\n"),
             "policies.yaml, fileclass a: line 2, column 13: found '12Q', expected a size for size (a number, then "
@@ -91,7 +91,8 @@ TEST(PolicyConfigTest, ErrorsNameTheFileLineAndColumn) {
   EXPECT_EQ(Error("fileclasses:\n  ? [a, b]\n  : size > 1\n"),
             "policies.yaml: line 2, column 5: not valid YAML here: bad conversion");
   EXPECT_EQ(Error("filclasses:\n  a: size > 1\n"),
-            "policies.yaml: line 1, column 1: unknown section 'filclasses' (expected fileclasses, policies)");
+            "policies.yaml: line 1, column 1: unknown section 'filclasses' (expected fileclasses, policies, alerts, "
+            "alert_sinks, alert_check_every)");
   EXPECT_EQ(Error("fileclasses:\n  a: {union: [b]}\n"),
             "policies.yaml: line 2, column 6: fileclass 'a' names 'b', which is not defined (defined: a)");
   EXPECT_EQ(Error("fileclasses:\n  a: {union: [b]}\n  b: \"fileclass == a\"\n"),
