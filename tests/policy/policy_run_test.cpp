@@ -6,6 +6,7 @@
 // its journal. Built twice (catalog_test_target.h): the catalog and its journal on SQLite,
 // and on a PostgreSQL server the test starts.
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -323,6 +325,95 @@ TEST_F(PolicyRunTest, EntriesChangedSinceTheCatalogSawThemAreSkipped) {
   EXPECT_EQ(ReadAll(mount_.path() + "/outside/linked.dat"), "precious");
   EXPECT_EQ(ReadAll(root + "/replaced.dat"), "new");
   EXPECT_EQ(ReadAll(root + "/sub.old/linked.dat"), "x");
+}
+
+// A directory of the tree swapped again and again with a symbolic link to a directory
+// outside it, holding files of the same names, while a purge runs: the purge deletes only
+// files of the tree, never one outside.
+TEST_F(PolicyRunTest, ASymbolicLinkRacingTheRunNeverLeadsAnActionOutsideTheTree) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 400; ++i) names.push_back("d/f" + std::to_string(i) + ".dat");
+  const std::string root = mount_.path() + "/flat";
+  testing::MakeDirs(root + "/d");
+  for (const std::string& n : names) testing::WriteFile(root + "/" + n, "x");
+  const std::string outside = mount_.path() + "/outside";
+  testing::MakeDirs(outside);
+  for (int i = 0; i < 400; ++i) testing::WriteFile(outside + "/f" + std::to_string(i) + ".dat", "precious");
+  Scan(root);
+  Configure(kDeleteAll);
+  std::atomic<bool> done{false};
+  std::atomic<int> swaps{0};
+  std::thread racer([&] {
+    while (!done) {
+      if (rename((root + "/d").c_str(), (root + "/d.real").c_str()) != 0) continue;
+      symlink(outside.c_str(), (root + "/d").c_str());
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      unlink((root + "/d").c_str());
+      rename((root + "/d.real").c_str(), (root + "/d").c_str());
+      ++swaps;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  auto summary = Run("purge");
+  done = true;
+  racer.join();
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_GT(swaps.load(), 0);
+  for (int i = 0; i < 400; ++i) {
+    EXPECT_EQ(ReadAll(outside + "/f" + std::to_string(i) + ".dat"), "precious") << i;
+  }
+  EXPECT_EQ(summary->run.actions + summary->run.skipped + summary->run.failed, 400u);
+  EXPECT_GT(summary->run.actions, 0u);
+  size_t left = 0;
+  for (const std::string& n : names) left += access((root + "/" + n).c_str(), F_OK) == 0;
+  EXPECT_EQ(left, summary->run.skipped + summary->run.failed) << "every file not deleted was skipped or failed";
+}
+
+// Faults of the live file system are failures naming the entry, and the run goes on: a
+// destination that is full, an entry that may not be removed (immutable, on ext4).
+TEST_F(PolicyRunTest, AFullDestinationOrAnEntryThatMayNotBeRemovedFailsNamingItAndTheRunGoesOn) {
+  const std::string root = Flat({"a.dat", "b.dat"});
+  testing::WriteFile(root + "/big.dat", std::string(2 << 20, 'b'));
+  Scan(root);
+  const std::string small = mount_.path() + "/small";
+  testing::MakeDirs(small);
+  ASSERT_EQ(mount("tmpfs", small.c_str(), "tmpfs", 0, "size=1m"), 0);
+  Configure(Replace(R"yaml(
+policies:
+  archive:
+    default_action: {copy: SMALL}
+    rules: [{name: dat, condition: "name == '*.dat'"}]
+)yaml",
+                    "SMALL", small));
+  std::vector<std::string> notes;
+  auto summary = Run("archive", {}, &notes);
+  umount2(small.c_str(), MNT_DETACH);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(summary->run.actions, 2u);
+  EXPECT_EQ(summary->run.failed, 1u);
+  std::map<std::string, std::string> result;
+  for (const JournalAction& a : Actions()) result[a.path] = a.result;
+  EXPECT_EQ(result[root + "/big.dat"], "cannot write " + small + root + "/big.dat.fathom-copy: No space left on device");
+
+  // Immutable files cannot be removed, even by root: ext4 (the test's own directory) has the flag.
+  const std::string ext4 = dir_ / "ext4";
+  testing::MakeDirs(ext4);
+  testing::WriteFile(ext4 + "/locked.dat", "l");
+  testing::WriteFile(ext4 + "/free.dat", "f");
+  Captured chattr = RunCaptured({"/usr/bin/chattr", "+i", ext4 + "/locked.dat"}, "/");
+  ASSERT_EQ(chattr.exit_code, 0) << chattr.err;
+  Scan(ext4);
+  Configure(kDeleteAll);
+  notes.clear();
+  RunOptions only_ext4;
+  only_ext4.target = "path:" + ext4;
+  summary = Run("purge", only_ext4, &notes);
+  RunCaptured({"/usr/bin/chattr", "-i", ext4 + "/locked.dat"}, "/");
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  std::sort(notes.begin(), notes.end());
+  EXPECT_EQ(notes, (std::vector<std::string>{"delete " + ext4 + "/free.dat",
+                                             "failed: cannot remove " + ext4 + "/locked.dat: Operation not permitted " +
+                                                 ext4 + "/locked.dat"}));
 }
 
 TEST_F(PolicyRunTest, AnEntryThatNoLongerMatchesOnTheLiveFileSystemIsSkipped) {
