@@ -340,7 +340,14 @@ TEST_F(PolicyRunTest, ASymbolicLinkRacingTheRunNeverLeadsAnActionOutsideTheTree)
   testing::MakeDirs(outside);
   for (int i = 0; i < 400; ++i) testing::WriteFile(outside + "/f" + std::to_string(i) + ".dat", "precious");
   Scan(root);
-  Configure(kDeleteAll);
+  // Paced (100 ms in all), so that the run spans many swaps.
+  Configure(R"yaml(
+policies:
+  purge:
+    default_action: delete
+    rate_limit: 4000/s
+    rules: [{name: dat, condition: "type == file and name == '*.dat'"}]
+)yaml");
   std::atomic<bool> done{false};
   std::atomic<int> swaps{0};
   std::thread racer([&] {
