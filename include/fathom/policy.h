@@ -22,8 +22,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -238,10 +239,12 @@ class ActionJournal {
   virtual Status BeginRun(RunRecord& run) = 0;
   // Records a run's counts and state (its end when finished_ns is set).
   virtual Status UpdateRun(const RunRecord& run) = 0;
-  // Records an action as started (its id is set); durable when this returns.
-  virtual Status Started(JournalAction& action) = 0;
-  // Records how a started action ended; durable when this returns.
-  virtual Status Finished(int64_t id, JournalAction::State state, std::string_view result, int64_t when_ns) = 0;
+  // Records actions as started (their ids are set), all in one transaction: durable when
+  // this returns.
+  virtual Status Started(std::span<JournalAction> actions) = 0;
+  // Records how started actions ended (by id: state, result, finished_ns), in one
+  // transaction: durable when this returns.
+  virtual Status Finished(std::span<const JournalAction> actions) = 0;
   virtual Status Actions(const ActionQuery& query, const std::function<bool(const JournalAction&)>& fn) = 0;
   // Runs started at or after `since_ns` ("" policy: all), newest first.
   virtual Status Runs(std::string_view policy, int64_t since_ns,

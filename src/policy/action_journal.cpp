@@ -114,25 +114,34 @@ class Journal final : public ActionJournal {
         .status();
   }
 
-  Status Started(JournalAction& a) override {
-    FATHOM_ASSIGN_OR_RETURN(
-        auto rows,
-        db_->Query("INSERT INTO policy_actions(run, policy, rule, action, path, destination, dev, ino, fid, uid,"
-                   " gid, size, state, result, started, finished) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,"
-                   " $11, $12, $13, $14, $15, $16) RETURNING id",
-                   {a.run, a.policy, a.rule, a.action, Blob{a.path}, Blob{a.destination}, static_cast<int64_t>(a.dev),
-                    static_cast<int64_t>(a.ino), a.fid, int64_t{a.uid}, int64_t{a.gid}, a.size,
-                    std::string(StateName(a.state)), a.result, a.started_ns, a.finished_ns},
-                   "journal an action before it runs"));
-    a.id = IntOf(rows.at(0).at(0));
-    return Status::Ok();
+  Status Started(std::span<JournalAction> actions) override {
+    return InTransaction([&]() -> Status {
+      for (JournalAction& a : actions) {
+        FATHOM_ASSIGN_OR_RETURN(
+            auto rows,
+            db_->Query("INSERT INTO policy_actions(run, policy, rule, action, path, destination, dev, ino, fid, uid,"
+                       " gid, size, state, result, started, finished) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,"
+                       " $11, $12, $13, $14, $15, $16) RETURNING id",
+                       {a.run, a.policy, a.rule, a.action, Blob{a.path}, Blob{a.destination},
+                        static_cast<int64_t>(a.dev), static_cast<int64_t>(a.ino), a.fid, int64_t{a.uid}, int64_t{a.gid},
+                        a.size, std::string(StateName(a.state)), a.result, a.started_ns, a.finished_ns},
+                       "journal an action before it runs"));
+        a.id = IntOf(rows.at(0).at(0));
+      }
+      return Status::Ok();
+    });
   }
 
-  Status Finished(int64_t id, JournalAction::State state, std::string_view result, int64_t when_ns) override {
-    return db_->Query("UPDATE policy_actions SET state = $2, result = $3, finished = $4 WHERE id = $1",
-                      {id, std::string(StateName(state)), std::string(result), when_ns},
-                      "journal how an action ended")
-        .status();
+  Status Finished(std::span<const JournalAction> actions) override {
+    return InTransaction([&]() -> Status {
+      for (const JournalAction& a : actions) {
+        FATHOM_RETURN_IF_ERROR(db_->Query("UPDATE policy_actions SET state = $2, result = $3, finished = $4 WHERE id = $1",
+                                          {a.id, std::string(StateName(a.state)), a.result, a.finished_ns},
+                                          "journal how an action ended")
+                                   .status());
+      }
+      return Status::Ok();
+    });
   }
 
   Status Actions(const ActionQuery& q, const std::function<bool(const JournalAction&)>& fn) override {
@@ -177,6 +186,14 @@ class Journal final : public ActionJournal {
   }
 
  private:
+  Status InTransaction(const std::function<Status()>& work) {
+    FATHOM_RETURN_IF_ERROR(db_->Begin());
+    Status s = work();
+    if (s.ok()) s = db_->Commit();
+    if (!s.ok()) db_->Rollback();
+    return s;
+  }
+
   std::unique_ptr<JournalDb> db_;
   bool has_tables_;
 };

@@ -36,6 +36,10 @@ class JournalDb {
   virtual Status CreateTables() = 0;
   // Whether the journal's tables exist (a reader of a catalog never run against has none).
   virtual Result<bool> HasTables() = 0;
+  // A transaction around several statements (one durable write for all of them).
+  virtual Status Begin() = 0;
+  virtual Status Commit() = 0;
+  virtual void Rollback() = 0;
   // Runs one statement; its rows (every column as the statement's types make them).
   virtual Result<std::vector<SqlRow>> Query(std::string_view sql, const std::vector<SqlValue>& params,
                                             std::string_view what) = 0;

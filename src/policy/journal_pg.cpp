@@ -49,6 +49,10 @@ class PgJournal final : public JournalDb {
     return rows.size() == 1 && rows.Int(0, 0) == 1;
   }
 
+  Status Begin() override { return session_.Begin(); }
+  Status Commit() override { return session_.Commit(); }
+  void Rollback() override { (void)session_.Rollback(); }
+
   Result<std::vector<SqlRow>> Query(std::string_view sql, const std::vector<SqlValue>& params,
                                     std::string_view what) override {
     std::vector<pg::Param> bound;

@@ -38,6 +38,10 @@ class SqliteJournal final : public JournalDb {
     return n > 0;
   }
 
+  Status Begin() override { return db_.Exec("BEGIN IMMEDIATE", "begin a journal transaction"); }
+  Status Commit() override { return db_.Exec("COMMIT", "commit to the policy journal"); }
+  void Rollback() override { db_.RollbackIfOpen(); }
+
   Result<std::vector<SqlRow>> Query(std::string_view sql, const std::vector<SqlValue>& params,
                                     std::string_view what) override {
     std::string text(sql);

@@ -86,27 +86,34 @@ class Runner {
                                           }));
     summary_.decided = items.size();
     SortItems(items, policy_.sort);
-    for (const Item& item : items) {
-      if (std::optional<std::string> why = Limit()) {
+    for (size_t next = 0; next < items.size();) {
+      if (std::optional<std::string> why = Limit(0, 0)) {
         if (!why->empty()) return End(RunRecord::State::kLimited, *why, Status::Ok());
         return End(RunRecord::State::kDone, "its goal was reached", Status::Ok());
       }
-      if (options_.stop && options_.stop()) return End(RunRecord::State::kSuspended, "stopped by a signal", Status::Ok());
-      if (done_before_.count(Key{item.attrs.dev, item.attrs.ino, item.path}) != 0) continue;
-      FATHOM_RETURN_IF_ERROR(ActOn(item));
-      if (Suspended()) {
-        return End(RunRecord::State::kSuspended,
-                   std::to_string(run.failed) + " of " + std::to_string(run.failed + run.actions) +
-                       " actions failed, more than suspend_error_pct " + std::to_string(policy_.suspend_error_pct) + "%",
-                   Status::Ok());
+      if (std::optional<std::string> why = Interrupted()) return End(RunRecord::State::kSuspended, *why, Status::Ok());
+      // The next batch: entries checked on the live file system, within the limits as if
+      // every action of the batch succeeded.
+      std::vector<Pending> batch;
+      int64_t batch_volume = 0;
+      while (next < items.size() && batch.size() < kBatch && !Limit(batch.size(), batch_volume)) {
+        const Item& item = items[next++];
+        if (done_before_.count(Key{item.attrs.dev, item.attrs.ino, item.path}) != 0) continue;
+        std::optional<Pending> p = Prepare(item);
+        if (!p) continue;
+        batch_volume += p->record.size;
+        batch.push_back(std::move(*p));
       }
+      FATHOM_RETURN_IF_ERROR(Execute(batch));
     }
+    if (std::optional<std::string> why = Interrupted()) return End(RunRecord::State::kSuspended, *why, Status::Ok());
     return End(RunRecord::State::kDone, "", Status::Ok());
   }
 
  private:
   static constexpr int64_t kCommandTimeoutNs = 3600LL * 1'000'000'000;
   static constexpr uint64_t kSuspendAfter = 10;  // actions tried before the error rate counts
+  static constexpr size_t kBatch = 256;          // actions journaled per transaction
 
   // Continues a run of this policy whose runner was killed: each started action is settled
   // from the file system; the entries done are not acted upon again.
@@ -123,31 +130,37 @@ class Runner {
       if (a.state == JournalAction::State::kDone) done_before_.insert(Key{a.dev, a.ino, a.path});
       return true;
     }));
-    for (const JournalAction& a : started) {
+    for (JournalAction& a : started) {
       ++summary_.resumed_actions;
+      a.finished_ns = WallNs();
       switch (SettleStarted(a)) {
         case Settled::kDone:
-          FATHOM_RETURN_IF_ERROR(journal_->Finished(a.id, JournalAction::State::kDone, "took effect before the runner stopped", WallNs()));
+          a.state = JournalAction::State::kDone;
+          a.result = "took effect before the runner stopped";
           done_before_.insert(Key{a.dev, a.ino, a.path});
           ++summary_.run.actions;
           summary_.run.volume += a.size;
           break;
         case Settled::kNotDone:
-          FATHOM_RETURN_IF_ERROR(journal_->Finished(a.id, JournalAction::State::kFailed,
-                                                    "interrupted before it took effect; decided again", WallNs()));
+          a.state = JournalAction::State::kFailed;
+          a.result = "interrupted before it took effect; decided again";
           break;
         case Settled::kUnknown:
-          FATHOM_RETURN_IF_ERROR(journal_->Finished(
-              a.id, JournalAction::State::kFailed, "interrupted: whether it took effect is unknown; decided again", WallNs()));
+          a.state = JournalAction::State::kFailed;
+          a.result = "interrupted: whether it took effect is unknown; decided again";
           break;
       }
     }
+    FATHOM_RETURN_IF_ERROR(journal_->Finished(started));
     return journal_->UpdateRun(summary_.run);
   }
 
-  // Why the run must end before the next action: a limit ("..."), its goal (""), or nothing.
-  std::optional<std::string> Limit() const {
-    const RunRecord& run = summary_.run;
+  // Why the run must end before the next action, were `planned` more actions of
+  // `planned_volume` bytes done: a limit ("..."), its goal (""), or nothing.
+  std::optional<std::string> Limit(uint64_t planned, int64_t planned_volume) const {
+    RunRecord run = summary_.run;
+    run.actions += planned;
+    run.volume += planned_volume;
     std::optional<uint64_t> max_count = policy_.max_action_count;
     if (options_.max_actions && (!max_count || *options_.max_actions < *max_count)) max_count = options_.max_actions;
     std::optional<int64_t> max_volume = policy_.max_action_volume;
@@ -157,6 +170,17 @@ class Runner {
     if (options_.goal_volume && run.volume >= *options_.goal_volume) return std::string();
     if (options_.goal_count && run.actions >= *options_.goal_count) return std::string();
     return std::nullopt;
+  }
+
+  bool Stopped() const { return options_.stop && options_.stop(); }
+
+  // Why the run is cut short: a signal, or too many failures; nothing when it goes on.
+  std::optional<std::string> Interrupted() const {
+    const RunRecord& run = summary_.run;
+    if (Stopped()) return "stopped by a signal";
+    if (!Suspended()) return std::nullopt;
+    return std::to_string(run.failed) + " of " + std::to_string(run.failed + run.actions) +
+           " actions failed, more than suspend_error_pct " + std::to_string(policy_.suspend_error_pct) + "%";
   }
 
   bool Suspended() const {
@@ -185,7 +209,16 @@ class Runner {
     next_slot_ = std::max(now, next_slot_) + gap;
   }
 
-  Status ActOn(const Item& item) {
+  // An action decided again on the live file system, journaled and performed by Execute.
+  struct Pending {
+    JournalAction record;
+    LiveEntry entry;
+    const Action* action = nullptr;
+  };
+
+  // Checks `item` on the live file system and decides it again: the action to take, or
+  // nothing (skipped, failed, or reported in a dry run).
+  std::optional<Pending> Prepare(const Item& item) {
     JournalAction a;
     a.run = summary_.run.id;
     a.policy = policy_.name;
@@ -200,21 +233,21 @@ class Runner {
     if (!live.ok()) {
       ++summary_.run.failed;
       Report(a, live.status().message());
-      return Status::Ok();
+      return std::nullopt;
     }
     LiveEntry& e = *live;
-    if (e.absent == LiveEntry::Absent::kGone) return Skip(a, "skipped: no longer there"), Status::Ok();
+    if (e.absent == LiveEntry::Absent::kGone) return Skip(a, "skipped: no longer there"), std::nullopt;
     if (e.absent == LiveEntry::Absent::kThroughLink) {
-      return Skip(a, "skipped: a directory of its path is now a symbolic link"), Status::Ok();
+      return Skip(a, "skipped: a directory of its path is now a symbolic link"), std::nullopt;
     }
     if (static_cast<uint64_t>(e.st.st_dev) != a.dev || static_cast<uint64_t>(e.st.st_ino) != a.ino) {
-      return Skip(a, "skipped: the path now leads to another object"), Status::Ok();
+      return Skip(a, "skipped: the path now leads to another object"), std::nullopt;
     }
     catalog::Attrs now_attrs = catalog::AttrsFromStat(e.st);
     now_attrs.lustre = item.attrs.lustre;
     now_attrs.projid = item.attrs.projid;
     const Decision d = Decide(policy_, config_.fileclasses, SubjectOf(item.path, now_attrs, names_), now_);
-    if (d.outcome != Decision::Outcome::kAct) return Skip(a, "skipped: no longer matches (" + d.why + ")"), Status::Ok();
+    if (d.outcome != Decision::Outcome::kAct) return Skip(a, "skipped: no longer matches (" + d.why + ")"), std::nullopt;
     a.rule = d.rule != nullptr ? d.rule->name : "";
     a.action = std::string(ActionName(d.action->kind));
     a.destination = DestinationOf(*d.action, item.path);
@@ -226,22 +259,42 @@ class Runner {
       ++summary_.run.actions;
       summary_.run.volume += a.size;
       Report(a, "would " + a.action);
-      return Status::Ok();
+      return std::nullopt;
     }
-    Pace();
-    FATHOM_RETURN_IF_ERROR(journal_->Started(a));
-    Result<std::string> done = Perform(*d.action, e, a);
-    a.finished_ns = WallNs();
-    a.state = done.ok() ? JournalAction::State::kDone : JournalAction::State::kFailed;
-    a.result = done.ok() ? *done : done.status().message();
-    FATHOM_RETURN_IF_ERROR(journal_->Finished(a.id, a.state, a.result, a.finished_ns));
-    if (done.ok()) {
-      ++summary_.run.actions;
-      summary_.run.volume += a.size;
-    } else {
-      ++summary_.run.failed;
+    return Pending{std::move(a), std::move(e), d.action};
+  }
+
+  // Journals the batch as started (one transaction), performs each action, and journals how
+  // each ended (one transaction). Actions left when the run is stopped or suspended are
+  // journaled as not attempted (and not counted).
+  Status Execute(std::vector<Pending>& batch) {
+    if (batch.empty()) return Status::Ok();
+    std::vector<JournalAction> records;
+    records.reserve(batch.size());
+    for (Pending& p : batch) records.push_back(p.record);
+    FATHOM_RETURN_IF_ERROR(journal_->Started(records));
+    for (size_t k = 0; k < batch.size(); ++k) {
+      JournalAction& a = records[k];
+      if (Stopped() || Suspended()) {
+        a.state = JournalAction::State::kFailed;
+        a.result = Stopped() ? "not attempted: the run was stopped" : "not attempted: the run was suspended";
+        a.finished_ns = WallNs();
+        continue;
+      }
+      Pace();
+      Result<std::string> done = Perform(*batch[k].action, batch[k].entry, a);
+      a.finished_ns = WallNs();
+      a.state = done.ok() ? JournalAction::State::kDone : JournalAction::State::kFailed;
+      a.result = done.ok() ? *done : done.status().message();
+      if (done.ok()) {
+        ++summary_.run.actions;
+        summary_.run.volume += a.size;
+      } else {
+        ++summary_.run.failed;
+      }
+      Report(a, done.ok() ? a.action : "failed: " + a.result);
     }
-    Report(a, done.ok() ? a.action : "failed: " + a.result);
+    FATHOM_RETURN_IF_ERROR(journal_->Finished(records));
     if (WallNs() - last_update_ns_ > 1'000'000'000) {
       last_update_ns_ = WallNs();
       FATHOM_RETURN_IF_ERROR(journal_->UpdateRun(summary_.run));

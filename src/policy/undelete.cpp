@@ -70,14 +70,16 @@ Result<std::string> Restore(ActionJournal& journal, const std::string& path_or_f
   a.state = JournalAction::State::kStarted;
   a.result.clear();
   a.started_ns = WallNs();
-  FATHOM_RETURN_IF_ERROR(journal.Started(a));
+  FATHOM_RETURN_IF_ERROR(journal.Started(std::span(&a, 1)));
   Status moved = Status::Ok();
   if (renameat2(AT_FDCWD, trashed->destination.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) != 0) {
     moved = errno == EEXIST ? Status::Error("cannot restore to " + target + ": something is there; give --to DEST")
                             : Status::FromErrno(errno, "cannot restore " + trashed->destination + " to " + target);
   }
-  FATHOM_RETURN_IF_ERROR(journal.Finished(a.id, moved.ok() ? JournalAction::State::kDone : JournalAction::State::kFailed,
-                                          moved.ok() ? "" : moved.message(), WallNs()));
+  a.state = moved.ok() ? JournalAction::State::kDone : JournalAction::State::kFailed;
+  a.result = moved.ok() ? "" : moved.message();
+  a.finished_ns = WallNs();
+  FATHOM_RETURN_IF_ERROR(journal.Finished(std::span(&a, 1)));
   run.finished_ns = WallNs();
   run.state = moved.ok() ? RunRecord::State::kDone : RunRecord::State::kFailed;
   run.actions = moved.ok() ? 1 : 0;
