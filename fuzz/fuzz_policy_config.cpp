@@ -1,6 +1,7 @@
 // fuzz_policy_config — the policy configuration's loader on arbitrary YAML: it must either
-// fail with a message naming the source, or give file classes that every subject can be
-// tested against (no class defined through itself, every class named defined).
+// fail with a message naming the source, or give file classes, policies and alerts that every
+// subject can be decided and tested against (no class defined through itself, every class
+// named defined).
 #include <sys/stat.h>
 
 #include <cstddef>
@@ -32,6 +33,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)config->fileclasses.Contains(name, s, 1800000000000000000);
     fathom::catalog::Selection selection;
     config->fileclasses.Narrow(name, selection, 1800000000000000000);
+  }
+  for (const fathom::policy::Policy& p : config->policies) {
+    (void)fathom::policy::Decide(p, config->fileclasses, s, 1800000000000000000);
+  }
+  for (const fathom::policy::AlertRule& a : config->alerts) {
+    if (a.condition) (void)a.condition->Matches(s, 1800000000000000000);
   }
   return 0;
 }

@@ -210,9 +210,9 @@ class Parser {
         if (n.mode_form != '=') digits.remove_prefix(1);
         int64_t bits = 0;
         bool octal = !digits.empty() && digits.size() <= 5;
-        for (char c : digits) {
-          octal = octal && c >= '0' && c <= '7';
-          bits = bits * 8 + (c - '0');
+        for (size_t i = 0; octal && i < digits.size(); ++i) {
+          octal = digits[i] >= '0' && digits[i] <= '7';
+          bits = bits * 8 + (digits[i] - '0');
         }
         if (!octal || bits > 07777) {
           return Expected("permission bits in octal for " + criterion + ": 0644 (exactly), -0750 (all of them) or "

@@ -243,6 +243,20 @@ TEST(PolicyConfigTest, PolicyErrorsNameTheirPlace) {
             "policies.yaml: line 3, column 28: policy p: default_action: move: expected an absolute directory");
 }
 
+// The commented example of the documentation loads whole.
+TEST(PolicyConfigTest, TheExampleConfigurationLoads) {
+  auto config = LoadPolicyConfig(FATHOM_SOURCE_DIR "/examples/policies/policies.yaml");
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  EXPECT_EQ(config->fileclasses.Names().size(), 9u);
+  ASSERT_EQ(config->policies.size(), 3u);
+  EXPECT_EQ(config->policies[0].triggers.size(), 2u);
+  EXPECT_EQ(config->policies[1].default_action.kind, Action::Kind::kMove);
+  ASSERT_EQ(config->alerts.size(), 3u);
+  EXPECT_TRUE(config->alerts[2].usage.has_value());
+  EXPECT_EQ(config->alert_sinks.mail->to, std::vector<std::string>{"storage-admins@example.org"});
+  EXPECT_EQ(config->alert_check_every_ns, 300'000'000'000);
+}
+
 TEST(PolicyConfigTest, AMissingFileIsNamedWithWhereToLook) {
   auto config = LoadPolicyConfig("/nonexistent/policies.yaml");
   ASSERT_FALSE(config.ok());
