@@ -23,9 +23,9 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/find/find_test_tree.h"
-#include "catalog/sync/catalog_scan.h"
 #include "fathom/policy.h"
 #include "policy/alert_sinks.h"
+#include "policy/scan_into.h"
 #include "support/fs_ops.h"
 #include "support/temp_dir.h"
 
@@ -113,15 +113,7 @@ class AlertTest : public ::testing::Test {
     Rescan();
   }
 
-  void Rescan() {
-    catalog::CatalogOptions options;
-    options.uri = uri_;
-    auto writer = catalog::Catalog::Open(options);
-    ASSERT_TRUE(writer.ok()) << writer.status().message();
-    std::atomic<bool> stop{false};
-    auto scanned = catalog::ScanIntoCatalog(**writer, {root_}, {}, {}, stop);
-    ASSERT_TRUE(scanned.ok()) << scanned.status().message();
-  }
+  void Rescan() { ScanInto(uri_, root_); }
 
   std::string Yaml(const std::string& url) {
     return "alerts:\n"

@@ -247,7 +247,7 @@ TEST(PolicyConfigTest, PolicyErrorsNameTheirPlace) {
 TEST(PolicyConfigTest, TheExampleConfigurationLoads) {
   auto config = LoadPolicyConfig(FATHOM_SOURCE_DIR "/examples/policies/policies.yaml");
   ASSERT_TRUE(config.ok()) << config.status().message();
-  EXPECT_EQ(config->fileclasses.Names().size(), 9u);
+  EXPECT_EQ(config->fileclasses.Names().size(), 8u);
   ASSERT_EQ(config->policies.size(), 3u);
   EXPECT_EQ(config->policies[0].triggers.size(), 2u);
   EXPECT_EQ(config->policies[1].default_action.kind, Action::Kind::kMove);

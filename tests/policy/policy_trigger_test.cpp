@@ -15,8 +15,8 @@
 #include <gtest/gtest.h>
 
 #include "catalog/catalog_test_util.h"
-#include "catalog/sync/catalog_scan.h"
 #include "fathom/policy.h"
+#include "policy/scan_into.h"
 #include "support/fs_ops.h"
 #include "support/temp_dir.h"
 
@@ -57,15 +57,7 @@ double UsedPercent(const std::string& path) {
 
 class TriggerTest : public ::testing::Test {
  protected:
-  void Scan(const std::string& root) {
-    catalog::CatalogOptions options;
-    options.uri = uri_;
-    auto writer = catalog::Catalog::Open(options);
-    ASSERT_TRUE(writer.ok()) << writer.status().message();
-    std::atomic<bool> stop{false};
-    auto scanned = catalog::ScanIntoCatalog(**writer, {root}, {}, {}, stop);
-    ASSERT_TRUE(scanned.ok()) << scanned.status().message();
-  }
+  void Scan(const std::string& root) { ScanInto(uri_, root); }
 
   void Configure(const std::string& yaml) {
     auto config = ParsePolicyConfig(yaml, "test.yaml");
