@@ -233,6 +233,10 @@ class ActionJournal {
   // catalog must exist; its journal tables are made on first use by a writer.
   static Result<std::unique_ptr<ActionJournal>> Open(const std::string& catalog_uri, bool read_only);
 
+  // Takes the lock of `policy`'s runs on this catalog for the journal's life: two runners of
+  // one policy never run at once (the second gets an error naming the policy). A runner that
+  // dies releases it.
+  virtual Status Lock(std::string_view policy) = 0;
   // The newest run of `policy` that never ended (its runner was killed), if any.
   virtual Result<std::optional<RunRecord>> Unfinished(std::string_view policy) = 0;
   // Records a new run (its id is set).

@@ -13,6 +13,21 @@ int64_t IntOf(const SqlValue& v) {
   return n != nullptr ? *n : 0;
 }
 
+int64_t PolicyLockKey(std::string_view policy) {
+  uint64_t h = 1469598103934665603ULL;
+  for (char c : policy) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return static_cast<int64_t>(h >> 2);
+}
+
+Status PolicyBusy(std::string_view policy) {
+  return Status::Error("policy " + std::string(policy) +
+                       " is already running on this catalog (another `fathom policy run`, or the daemon): wait for "
+                       "it to end, or stop it");
+}
+
 std::string TextOf(const SqlValue& v) {
   if (const auto* s = std::get_if<std::string>(&v)) return *s;
   if (const auto* b = std::get_if<Blob>(&v)) return b->bytes;
@@ -80,6 +95,8 @@ JournalAction ActionFrom(const SqlRow& r) {
 class Journal final : public ActionJournal {
  public:
   Journal(std::unique_ptr<JournalDb> db, bool has_tables) : db_(std::move(db)), has_tables_(has_tables) {}
+
+  Status Lock(std::string_view policy) override { return db_->LockPolicy(policy); }
 
   Result<std::optional<RunRecord>> Unfinished(std::string_view policy) override {
     if (!has_tables_) return std::optional<RunRecord>();

@@ -26,6 +26,10 @@ using SqlValue = std::variant<std::monostate, int64_t, std::string, Blob>;
 using SqlRow = std::vector<SqlValue>;
 
 int64_t IntOf(const SqlValue& v);              // NULL: 0
+// The key of a policy's lock: FNV-1a of its name, in 62 bits.
+int64_t PolicyLockKey(std::string_view policy);
+// The error when another process runs `policy`.
+Status PolicyBusy(std::string_view policy);
 std::string TextOf(const SqlValue& v);         // text or bytes; NULL: ""
 
 class JournalDb {
@@ -36,6 +40,9 @@ class JournalDb {
   virtual Status CreateTables() = 0;
   // Whether the journal's tables exist (a reader of a catalog never run against has none).
   virtual Result<bool> HasTables() = 0;
+  // Takes the lock of `policy`'s runs on this catalog, held until this object is destroyed
+  // (or its process dies): an error naming the policy when another process holds it.
+  virtual Status LockPolicy(std::string_view policy) = 0;
   // A transaction around several statements (one durable write for all of them).
   virtual Status Begin() = 0;
   virtual Status Commit() = 0;

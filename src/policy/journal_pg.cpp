@@ -42,6 +42,15 @@ class PgJournal final : public JournalDb {
     return s;
   }
 
+  // A session-level advisory lock (released when the session ends, or the server sees the
+  // connection die).
+  Status LockPolicy(std::string_view policy) override {
+    FATHOM_ASSIGN_OR_RETURN(pg::Rows rows, session_.Query("SELECT pg_try_advisory_lock($1)::int::bigint",
+                                                          {pg::Param::Int(PolicyLockKey(policy))},
+                                                          "lock the policy's runs"));
+    return rows.size() == 1 && rows.Int(0, 0) == 1 ? Status::Ok() : PolicyBusy(policy);
+  }
+
   Result<bool> HasTables() override {
     FATHOM_ASSIGN_OR_RETURN(
         pg::Rows rows, session_.Query("SELECT (CASE WHEN to_regclass('policy_actions') IS NULL THEN 0 ELSE 1 END)::bigint",

@@ -1,9 +1,11 @@
 // journal_sqlite.cpp — the action journal's tables in a SQLite catalog file.
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <cerrno>
 
 #include "catalog/sqlite_schema.h"
+#include "core/unique_fd.h"
 #include "policy/journal_db.h"
 
 namespace fathom::policy {
@@ -29,6 +31,22 @@ constexpr const char* kTables =
 class SqliteJournal final : public JournalDb {
  public:
   explicit SqliteJournal(store::Connection db) : db_(std::move(db)) {}
+
+  // A byte of a lock file beside the catalog, locked with an open-file-description lock
+  // (released when the descriptor closes, or the process dies).
+  Status LockPolicy(std::string_view policy) override {
+    const std::string file = db_.path() + "-policy-locks";
+    if (!lock_.valid()) lock_ = UniqueFd(open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    if (!lock_.valid()) return Status::FromErrno(errno, "cannot open the policies' lock file " + file);
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = PolicyLockKey(policy) & ((int64_t{1} << 40) - 1);
+    lock.l_len = 1;
+    if (fcntl(lock_.get(), F_OFD_SETLK, &lock) == 0) return Status::Ok();
+    if (errno == EAGAIN || errno == EACCES) return PolicyBusy(policy);
+    return Status::FromErrno(errno, "cannot lock " + file);
+  }
 
   Status CreateTables() override { return db_.Exec(kTables, "making the policy journal's tables"); }
 
@@ -78,6 +96,7 @@ class SqliteJournal final : public JournalDb {
 
  private:
   store::Connection db_;
+  UniqueFd lock_;
 };
 
 }  // namespace

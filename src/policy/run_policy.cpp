@@ -68,6 +68,7 @@ class Runner {
     run.target = options_.target;
     run.started_ns = WallNs();
     if (!options_.dry_run) {
+      FATHOM_RETURN_IF_ERROR(journal_->Lock(policy_.name));
       FATHOM_RETURN_IF_ERROR(Resume());
       if (!summary_.resumed) FATHOM_RETURN_IF_ERROR(journal_->BeginRun(run));
       if (!policy_.pre_run_command.empty()) {

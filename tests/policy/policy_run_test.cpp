@@ -686,6 +686,35 @@ TEST_F(PolicyRunTest, ARunKilledMidActionIsResumedAndSettledFromTheFileSystem) {
   EXPECT_FALSE(unfinished->has_value());
 }
 
+// Two runners of one policy never run at once: the second is refused while the first holds
+// the policy's lock, and runs once it is gone; another policy is not held up.
+TEST_F(PolicyRunTest, ASecondRunnerOfAPolicyIsRefusedWhileTheFirstHoldsIt) {
+  const std::string root = Flat({"a.dat"});
+  Scan(root);
+  Configure(R"yaml(
+policies:
+  purge:
+    default_action: log
+    rules: [{name: dat, condition: "name == '*.dat'"}]
+  other:
+    default_action: log
+    rules: [{name: dat, condition: "name == '*.dat'"}]
+)yaml");
+  auto first = Journal();
+  ASSERT_NE(first, nullptr);
+  ASSERT_TRUE(first->Lock("purge").ok());
+  auto refused = Run("purge");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "policy purge is already running on this catalog (another `fathom policy run`, or the daemon): wait for "
+            "it to end, or stop it");
+  auto other = Run("other");
+  EXPECT_TRUE(other.ok()) << other.status().message();
+  first.reset();
+  auto after = Run("purge");
+  EXPECT_TRUE(after.ok()) << after.status().message();
+}
+
 TEST_F(PolicyRunTest, TargetsNarrowTheRunToAUserAClassOrATree) {
   const std::string root = Flat({"a.dat", "b.dat"});
   testing::MakeDirs(root + "/sub");
