@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/signal_waiter.h"
 #include "condition/units.h"
+#include "fathom/event.h"
 #include "fathom/policy.h"
 #include "policy/policy_tables.h"
 
@@ -53,10 +54,6 @@ Result<policy::PolicyConfig> Load(const PolicyArgs& a) {
     return Status::Error("no policy '" + a.name + "' in " + a.config + " (defined: " + (known.empty() ? "none" : known) + ")");
   }
   return config;
-}
-
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 int RunCheck(const PolicyArgs& a) {

@@ -17,7 +17,9 @@ condition::Subject SubjectOf(std::string_view path, const catalog::Attrs& attrs,
   s.attrs = &attrs;
   s.user_name = [&names](uint32_t uid) { return names.UserName(uid); };
   s.group_name = [&names](uint32_t gid) { return names.GroupName(gid); };
-  s.xattr = [p = std::string(path)](std::string_view name) -> std::optional<std::string> {
+  // The path is copied (NUL-terminated) only when an attribute is asked for.
+  s.xattr = [path](std::string_view name) -> std::optional<std::string> {
+    const std::string p(path);
     const std::string key(name);
     std::string value(256, '\0');
     for (;;) {

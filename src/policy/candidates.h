@@ -18,7 +18,8 @@
 namespace fathom::policy {
 
 // `path` with `attrs`: owner and group names from `names`, extended attributes read from the
-// live file system (lgetxattr: never through a symbolic link) when a condition asks.
+// live file system (lgetxattr: never through a symbolic link) when a condition asks. The
+// subject refers to `path`, `attrs` and `names`: it must not outlive them.
 condition::Subject SubjectOf(std::string_view path, const catalog::Attrs& attrs, NameCache& names);
 
 // `--target` as a condition: user:U, group:G, ost:N, pool:P, class:C (of `classes`, read

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <thread>
 
+#include "fathom/event.h"
 #include "fathom/policy.h"
 
 namespace fathom::policy {
@@ -17,17 +18,13 @@ struct Scheduled {
   int64_t every_ns;
 };
 
-int64_t WallNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 Status CheckAlertsNow(const PolicyConfig& config, const DaemonOptions& o) {
   catalog::CatalogOptions copts;
   copts.uri = o.catalog_uri;
   copts.read_only = true;
   FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<catalog::Catalog> catalog, catalog::Catalog::Open(copts));
-  FATHOM_ASSIGN_OR_RETURN(AlertCheck check, CheckAlerts(config, *catalog, o.catalog_uri, WallNs()));
+  FATHOM_ASSIGN_OR_RETURN(AlertCheck check, CheckAlerts(config, *catalog, o.catalog_uri, NowNs()));
   if (o.log) {
     size_t raised = 0;
     for (const AlertEvent& e : check.events) raised += e.raised;

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "core/account_names.h"
+#include "fathom/event.h"
 #include "policy/candidates.h"
 #include "policy/live_entry.h"
 #include "policy/perform.h"
@@ -20,10 +21,6 @@ namespace {
 
 using Key = std::tuple<uint64_t, uint64_t, std::string>;  // dev, ino, path
 
-int64_t WallNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string HostName() {
   char host[256] = {};
@@ -59,14 +56,14 @@ class Runner {
       : config_(config), policy_(policy), journal_(journal), options_(options) {}
 
   Result<RunSummary> Run(catalog::Catalog& catalog) {
-    now_ = options_.now_ns != 0 ? options_.now_ns : WallNs();
+    now_ = options_.now_ns != 0 ? options_.now_ns : NowNs();
     FATHOM_ASSIGN_OR_RETURN(target_, TargetCondition(options_.target, config_.fileclasses, config_.source));
     RunRecord& run = summary_.run;
     run.policy = policy_.name;
     run.user = options_.user.empty() ? names_.UserName(getuid()).value_or(std::to_string(getuid())) : options_.user;
     run.host = options_.host.empty() ? HostName() : options_.host;
     run.target = options_.target;
-    run.started_ns = WallNs();
+    run.started_ns = NowNs();
     if (!options_.dry_run) {
       FATHOM_RETURN_IF_ERROR(journal_->Lock(policy_.name));
       FATHOM_RETURN_IF_ERROR(Resume());
@@ -133,7 +130,7 @@ class Runner {
     }));
     for (JournalAction& a : started) {
       ++summary_.resumed_actions;
-      a.finished_ns = WallNs();
+      a.finished_ns = NowNs();
       switch (SettleStarted(a)) {
         case Settled::kDone:
           a.state = JournalAction::State::kDone;
@@ -255,7 +252,7 @@ class Runner {
     a.uid = now_attrs.uid;
     a.gid = now_attrs.gid;
     a.size = now_attrs.size;
-    a.started_ns = WallNs();
+    a.started_ns = NowNs();
     if (options_.dry_run) {
       ++summary_.run.actions;
       summary_.run.volume += a.size;
@@ -279,12 +276,12 @@ class Runner {
       if (Stopped() || Suspended()) {
         a.state = JournalAction::State::kFailed;
         a.result = Stopped() ? "not attempted: the run was stopped" : "not attempted: the run was suspended";
-        a.finished_ns = WallNs();
+        a.finished_ns = NowNs();
         continue;
       }
       Pace();
       Result<std::string> done = Perform(*batch[k].action, batch[k].entry, a);
-      a.finished_ns = WallNs();
+      a.finished_ns = NowNs();
       a.state = done.ok() ? JournalAction::State::kDone : JournalAction::State::kFailed;
       a.result = done.ok() ? *done : done.status().message();
       if (done.ok()) {
@@ -296,8 +293,8 @@ class Runner {
       Report(a, done.ok() ? a.action : "failed: " + a.result);
     }
     FATHOM_RETURN_IF_ERROR(journal_->Finished(records));
-    if (WallNs() - last_update_ns_ > 1'000'000'000) {
-      last_update_ns_ = WallNs();
+    if (NowNs() - last_update_ns_ > 1'000'000'000) {
+      last_update_ns_ = NowNs();
       FATHOM_RETURN_IF_ERROR(journal_->UpdateRun(summary_.run));
     }
     return Status::Ok();
@@ -308,7 +305,7 @@ class Runner {
     RunRecord& run = summary_.run;
     run.state = state;
     run.message = std::move(message);
-    run.finished_ns = WallNs();
+    run.finished_ns = NowNs();
     if (options_.dry_run) return summary_;
     if (error.ok() && !policy_.post_run_command.empty()) {
       Status post = RunCommand(policy_.post_run_command, kCommandTimeoutNs);

@@ -7,15 +7,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
+
+#include "fathom/event.h"
 
 namespace fathom::policy {
 namespace {
-
-int64_t WallNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 bool StillThere(const JournalAction& a) {
   struct stat st {};
@@ -58,7 +54,7 @@ Result<std::string> Restore(ActionJournal& journal, const std::string& path_or_f
   RunRecord run;
   run.policy = "undelete";
   run.user = std::to_string(getuid());
-  run.started_ns = WallNs();
+  run.started_ns = NowNs();
   FATHOM_RETURN_IF_ERROR(journal.BeginRun(run));
   JournalAction a = *trashed;
   a.run = run.id;
@@ -69,7 +65,7 @@ Result<std::string> Restore(ActionJournal& journal, const std::string& path_or_f
   a.destination = target;
   a.state = JournalAction::State::kStarted;
   a.result.clear();
-  a.started_ns = WallNs();
+  a.started_ns = NowNs();
   FATHOM_RETURN_IF_ERROR(journal.Started(std::span(&a, 1)));
   Status moved = Status::Ok();
   if (renameat2(AT_FDCWD, trashed->destination.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) != 0) {
@@ -78,9 +74,9 @@ Result<std::string> Restore(ActionJournal& journal, const std::string& path_or_f
   }
   a.state = moved.ok() ? JournalAction::State::kDone : JournalAction::State::kFailed;
   a.result = moved.ok() ? "" : moved.message();
-  a.finished_ns = WallNs();
+  a.finished_ns = NowNs();
   FATHOM_RETURN_IF_ERROR(journal.Finished(std::span(&a, 1)));
-  run.finished_ns = WallNs();
+  run.finished_ns = NowNs();
   run.state = moved.ok() ? RunRecord::State::kDone : RunRecord::State::kFailed;
   run.actions = moved.ok() ? 1 : 0;
   run.failed = moved.ok() ? 0 : 1;
