@@ -104,6 +104,11 @@ class CatalogBackend {
     }
     return Status::Ok();
   }
+  // The same for directories, generation left 0: what building paths needs, which a backend
+  // may read from its index of names alone.
+  virtual Status DirectoryNamesOfMany(std::span<const EntryId> ids, const std::function<void(const NameRow&)>& fn) {
+    return NamesOfMany(ids, fn);
+  }
   virtual Status InsertName(const NameRow& row) = 0;
   virtual Status DeleteName(EntryId parent, std::string_view name) = 0;
   virtual Status RenameName(EntryId parent, std::string_view name, EntryId new_parent,

@@ -70,7 +70,7 @@ Status DirectoryPaths::Resolve(std::vector<EntryId> dirs) {
       return Status::Error("catalog " + backend_.location() + ": the names above entry " +
                            std::to_string(want.front()) + " form a loop: the catalog is damaged");
     }
-    FATHOM_RETURN_IF_ERROR(backend_.NamesOfMany(want, [&](const NameRow& row) {
+    FATHOM_RETURN_IF_ERROR(backend_.DirectoryNamesOfMany(want, [&](const NameRow& row) {
       auto [it, added] = read.try_emplace(row.id, row);
       if (!added && std::tie(row.parent, row.name) < std::tie(it->second.parent, it->second.name)) it->second = row;
     }));

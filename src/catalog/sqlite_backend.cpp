@@ -127,6 +127,8 @@ class SqliteBackend final : public CatalogBackend {
                                  " FROM names n JOIN entries e ON e.id = n.id"
                                  " WHERE n.parent IN (SELECT value FROM json_each(?)) ORDER BY n.parent, n.name"},
         {&names_of_many_, "SELECT parent, name, id, gen FROM names WHERE id IN (SELECT value FROM json_each(?))"},
+        // names_id holds (id, parent, name): no read of the names table itself.
+        {&dir_names_of_many_, "SELECT parent, name, id, 0 FROM names WHERE id IN (SELECT value FROM json_each(?))"},
         {&insert_name_, "INSERT INTO names(parent, name, id, gen) VALUES(?, ?, ?, ?)"},
         {&delete_name_, "DELETE FROM names WHERE parent = ? AND name = ?"},
         {&rename_name_, "UPDATE names SET parent = ?, name = ? WHERE parent = ? AND name = ?"},
@@ -261,17 +263,10 @@ class SqliteBackend final : public CatalogBackend {
     return NameRows(names_of_, "reading an entry's names");
   }
   Status NamesOfMany(std::span<const EntryId> ids, const std::function<void(const NameRow&)>& fn) override {
-    // One statement per slice (a JSON array of ids): one read transaction, not one per id.
-    constexpr size_t kIdsPerRead = 10000;
-    for (size_t start = 0; start < ids.size(); start += kIdsPerRead) {
-      const std::string list = JsonIds(ids.subspan(start, std::min(kIdsPerRead, ids.size() - start)));
-      names_of_many_.BindText(1, list);
-      FATHOM_RETURN_IF_ERROR(Rows(names_of_many_, "reading names", [&](const Statement& st) {
-        fn(ReadName(st));
-        return true;
-      }));
-    }
-    return Status::Ok();
+    return NamesIn(names_of_many_, ids, fn);
+  }
+  Status DirectoryNamesOfMany(std::span<const EntryId> ids, const std::function<void(const NameRow&)>& fn) override {
+    return NamesIn(dir_names_of_many_, ids, fn);
   }
   Status InsertName(const NameRow& row) override {
     insert_name_.BindInt(1, row.parent);
@@ -634,7 +629,22 @@ class SqliteBackend final : public CatalogBackend {
   std::string osts_;  // BindAttrs' OST text, alive until the step
   Statement entry_by_id_, entry_by_identity_, insert_entry_, update_entry_, delete_entry_;
   Statement last_id_, set_last_id_;
-  Statement name_target_, names_of_, names_of_many_, insert_name_, delete_name_, rename_name_, set_name_gen_;
+  // The names of `ids` through `st` (names_of_many_ or dir_names_of_many_): one statement per
+  // slice (a JSON array of ids), one read transaction, not one per id.
+  Status NamesIn(Statement& st, std::span<const EntryId> ids, const std::function<void(const NameRow&)>& fn) {
+    constexpr size_t kIdsPerRead = 10000;
+    for (size_t start = 0; start < ids.size(); start += kIdsPerRead) {
+      const std::string list = JsonIds(ids.subspan(start, std::min(kIdsPerRead, ids.size() - start)));
+      st.BindText(1, list);  // bound, not copied: `list` outlives the rows
+      FATHOM_RETURN_IF_ERROR(Rows(st, "reading names", [&](const Statement& row) {
+        fn(ReadName(row));
+        return true;
+      }));
+    }
+    return Status::Ok();
+  }
+
+  Statement name_target_, names_of_, names_of_many_, dir_names_of_many_, insert_name_, delete_name_, rename_name_, set_name_gen_;
   Statement children_, children_of_many_, child_names_;
   Statement tree_, add_tree_, delete_tree_, add_acct_, prune_acct_, set_multi_, clear_multi_;
   Statement insert_removed_, latest_removal_, expire_removed_;
