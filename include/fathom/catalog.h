@@ -285,6 +285,10 @@ class Catalog {
   // pending with it.
   virtual Result<uint64_t> LastApplied(std::string_view stream) = 0;
   virtual Result<std::vector<std::string>> Pending(std::string_view stream) = 0;
+  // How many batches were committed to the catalog, by any writer: a number that grows with
+  // each commit (0 before the first), so that a reader can tell cheaply whether anything
+  // changed since it last looked.
+  virtual Result<uint64_t> Commits() = 0;
 
   // Scans: a generation per scan of a root. FinishScan() removes, in chunks with `progress`
   // (names removed so far), every name under `root` the scan did not see, unless observed

@@ -160,6 +160,7 @@ struct PolicyConfig {
   std::vector<AlertRule> alerts;
   AlertSinks alert_sinks;
   int64_t alert_check_every_ns = 60'000'000'000;   // alert_check_every
+  int64_t alert_on_change_ns = 5'000'000'000;      // alert_on_change (0: off)
   const Policy* Find(std::string_view name) const;
 };
 

@@ -84,6 +84,10 @@ class CatalogBackend {
   // The largest id ever given (kept across deletions, so that ids are never reused).
   virtual Result<EntryId> LastEntryId() = 0;
   virtual Status SetLastEntryId(EntryId id) = 0;
+  // How many batches were committed (kept in meta as 'commits'; 0 before the first): counted
+  // by each commit, read by those who act on a change (alerts).
+  virtual Result<uint64_t> Commits() = 0;
+  virtual Status CountCommit() = 0;
   // Entries matching `selection`, through the indexes, until `fn` returns false.
   virtual Status SelectEntries(const Selection& selection,
                                const std::function<bool(const EntryRow&)>& fn) = 0;

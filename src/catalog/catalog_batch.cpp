@@ -114,6 +114,7 @@ class CatalogBatch final : public Batch {
       status = b_.SetStreamPosition(stream, last_applied, joined);
     }
     if (status.ok()) status = b_.ExpireRemoved(NowNs() - std::chrono::nanoseconds(retention_).count());
+    if (status.ok()) status = b_.CountCommit();
     if (status.ok()) status = b_.CommitWrite();
     open_ = false;
     if (!status.ok()) b_.RollbackWrite();

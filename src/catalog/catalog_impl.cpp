@@ -52,6 +52,7 @@ class CatalogImpl final : public Catalog {
   Result<uint64_t> LastApplied(std::string_view stream) override {
     return b_->StreamPosition(stream);
   }
+  Result<uint64_t> Commits() override { return b_->Commits(); }
 
   Result<uint64_t> BeginScan(std::string_view root, bool resume) override {
     FATHOM_RETURN_IF_ERROR(CheckPath(root));

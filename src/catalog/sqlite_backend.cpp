@@ -121,6 +121,9 @@ class SqliteBackend final : public CatalogBackend {
         {&delete_entry_, "DELETE FROM entries WHERE id = ?"},
         {&last_id_, "SELECT value FROM meta WHERE key = 'last_entry_id'"},
         {&set_last_id_, "UPDATE meta SET value = ? WHERE key = 'last_entry_id'"},
+        {&commits_, "SELECT coalesce((SELECT value FROM meta WHERE key = 'commits'), 0)"},
+        {&count_commit_, "INSERT INTO meta(key, value) VALUES('commits', 1)"
+                         " ON CONFLICT(key) DO UPDATE SET value = value + 1"},
         {&name_target_, "SELECT id FROM names WHERE parent = ? AND name = ?"},
         {&names_of_, "SELECT parent, name, id, gen FROM names WHERE id = ? ORDER BY parent, name"},
         {&children_of_many_, "SELECT n.parent, n.name, n.gen, " + Qualified("e.", kEntryColumns) +
@@ -222,6 +225,11 @@ class SqliteBackend final : public CatalogBackend {
     return db_.StepDone(delete_entry_, "deleting an entry");
   }
   Result<EntryId> LastEntryId() override { return db_.QueryInt(last_id_, "reading the last entry id"); }
+  Result<uint64_t> Commits() override {
+    FATHOM_ASSIGN_OR_RETURN(int64_t commits, db_.QueryInt(commits_, "reading the count of commits"));
+    return static_cast<uint64_t>(commits);
+  }
+  Status CountCommit() override { return db_.StepDone(count_commit_, "counting a commit"); }
   Status SetLastEntryId(EntryId id) override {
     set_last_id_.BindInt(1, id);
     return db_.StepDone(set_last_id_, "recording the last entry id");
@@ -628,7 +636,7 @@ class SqliteBackend final : public CatalogBackend {
   bool read_only_;
   std::string osts_;  // BindAttrs' OST text, alive until the step
   Statement entry_by_id_, entry_by_identity_, insert_entry_, update_entry_, delete_entry_;
-  Statement last_id_, set_last_id_;
+  Statement last_id_, set_last_id_, commits_, count_commit_;
   // The names of `ids` through `st` (names_of_many_ or dir_names_of_many_): one statement per
   // slice (a JSON array of ids), one read transaction, not one per id.
   Status NamesIn(Statement& st, std::span<const EntryId> ids, const std::function<void(const NameRow&)>& fn) {

@@ -29,6 +29,7 @@ class VisibleCatalog final : public Catalog {
 
   Result<std::unique_ptr<Batch>> Begin() override { return ReadOnly("write to"); }
   Result<uint64_t> LastApplied(std::string_view stream) override { return c_->LastApplied(stream); }
+  Result<uint64_t> Commits() override { return c_->Commits(); }
   Result<std::vector<std::string>> Pending(std::string_view stream) override {
     return c_->Pending(stream);
   }

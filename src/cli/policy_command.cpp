@@ -240,7 +240,9 @@ CommandRunner AddPolicyCommand(CLI::App& app) {
   run->add_flag("-l,--list", a->list, "Print each action (a dry run always does)");
 
   CLI::App* daemon = cmd->add_subcommand(
-      "daemon", "Evaluate every policy's triggers on their schedules and run the policies they fire");
+      "daemon",
+      "Evaluate every policy's triggers on their schedules and run the policies they fire; check the alerts on "
+      "theirs (alert_check_every) and soon after each change of the catalog (alert_on_change)");
   AddShared(*daemon, *a, true);
   daemon->add_flag("--once", a->once, "Evaluate each trigger once, run what fires, and exit (for cron)");
   daemon->add_flag("-l,--list", a->list, "Print each action");

@@ -58,9 +58,16 @@ class ConfigLoader {
         auto d = item.second.IsScalar() ? condition::ParseDuration(item.second.Scalar()) : std::nullopt;
         if (!d || *d <= 0) return Status::Error(At(item.second.Mark()) + "alert_check_every: expected a duration (e.g. 5min)");
         config.alert_check_every_ns = *d;
+      } else if (key == "alert_on_change") {
+        const bool off = item.second.IsScalar() && item.second.Scalar() == "off";
+        auto d = item.second.IsScalar() && !off ? condition::ParseDuration(item.second.Scalar()) : std::nullopt;
+        if (!off && (!d || *d <= 0)) {
+          return Status::Error(At(item.second.Mark()) + "alert_on_change: expected a duration (e.g. 5s) or off");
+        }
+        config.alert_on_change_ns = off ? 0 : *d;
       } else {
         return Status::Error(At(item.first.Mark()) + "unknown section '" + key +
-                             "' (expected fileclasses, policies, alerts, alert_sinks, alert_check_every)");
+                             "' (expected fileclasses, policies, alerts, alert_sinks, alert_check_every, alert_on_change)");
       }
     }
     FATHOM_RETURN_IF_ERROR(CheckReferences(config.fileclasses));

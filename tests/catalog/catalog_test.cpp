@@ -98,6 +98,33 @@ TEST(SizeBucketTest, FollowsRobinhoodSizeProfile) {
   EXPECT_EQ(SizeBucket(int64_t{1} << 62), 9);
 }
 
+TEST_F(CatalogTest, CommitsCountEveryCommittedBatchAndAReaderSeesThemMove) {
+  CatalogOptions options;
+  options.uri = uri_;
+  options.read_only = true;
+  std::unique_ptr<Catalog> reader = FATHOM_TEST_VALUE(Catalog::Open(options));
+  EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->Commits()), 0u);
+  EXPECT_EQ(FATHOM_TEST_VALUE(reader->Commits()), 0u);
+  {
+    auto b = Begin();
+    PutSmallTree(*b);
+    ASSERT_TRUE(b->Commit().ok());
+  }
+  EXPECT_EQ(FATHOM_TEST_VALUE(reader->Commits()), 1u);
+  {
+    auto b = Begin();
+    FATHOM_TEST_VALUE(b->Put(Id("/r/x"), "g", FileAttrs(6, 1), At(T(2))));
+    // Rolled back: not counted.
+  }
+  EXPECT_EQ(FATHOM_TEST_VALUE(reader->Commits()), 1u);
+  {
+    auto b = Begin();
+    ASSERT_TRUE(b->Commit("follower", 42).ok());  // nothing changed but the stream's position
+  }
+  EXPECT_EQ(FATHOM_TEST_VALUE(reader->Commits()), 2u);
+  EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->Commits()), 2u);
+}
+
 TEST_F(CatalogTest, StatReturnsEveryAttributePut) {
   Attrs file = FileAttrs(7, 12345, 1001, 1, T(5));
   file.atime_ns = T(3);

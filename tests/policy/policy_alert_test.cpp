@@ -12,6 +12,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
@@ -267,6 +268,105 @@ TEST_F(AlertTest, ManyMatchesOfOneAlertAreSummarisedInOneMessage) {
   EXPECT_NE(m.find("raised world_writable: /p/w99\n"), std::string::npos);
   EXPECT_EQ(m.find("raised world_writable: /p/w100\n"), std::string::npos);
   EXPECT_NE(m.find("... and 50 more raised world_writable\n"), std::string::npos) << m;
+}
+
+// The daemon on a thread, its log lines kept; stopped and joined on destruction.
+class DaemonThread {
+ public:
+  DaemonThread(const std::string& yaml, const std::string& uri) {
+    auto config = ParsePolicyConfig(yaml, "alerts.yaml");
+    EXPECT_TRUE(config.ok()) << config.status().message();
+    if (!config.ok()) return;
+    config_ = std::move(config).value();
+    DaemonOptions o;
+    o.catalog_uri = uri;
+    o.stop = [this] { return stop_.load(); };
+    o.log = [this](const std::string& line) {
+      std::lock_guard<std::mutex> lock(mu_);
+      lines_.push_back(line);
+    };
+    thread_ = std::thread([this, o] { status_ = RunDaemon(config_, o); });
+  }
+  ~DaemonThread() {
+    stop_ = true;
+    if (!thread_.joinable()) return;
+    thread_.join();
+    EXPECT_TRUE(status_.ok()) << status_.message();
+  }
+  // The alert checks' lines so far.
+  std::vector<std::string> Checks() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::string> out;
+    for (const std::string& l : lines_) {
+      if (l.rfind("alerts (", 0) == 0) out.push_back(l);
+    }
+    return out;
+  }
+  // Waits up to 20 s for a check line equal to `line`, after the first `after` checks.
+  bool WaitFor(const std::string& line, size_t after) {
+    for (int i = 0; i < 2000; ++i) {
+      auto checks = Checks();
+      if (std::find(checks.begin() + std::min(after, checks.size()), checks.end(), line) != checks.end()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+
+ private:
+  PolicyConfig config_;
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::vector<std::string> lines_;
+  Status status_;
+  std::thread thread_;
+};
+
+TEST_F(AlertTest, TheDaemonChecksSoonAfterTheCatalogChangesAndNotWhileItIsQuiet) {
+  const std::string yaml = "alerts:\n"
+                           "  huge_in_home:\n"
+                           "    condition: \"tree == " + root_ + "/home and type == file and size > 1TB\"\n"
+                           "alert_sinks:\n"
+                           "  log: " + log_ + "\n"
+                           "alert_check_every: 1h\n"
+                           "alert_on_change: 1s\n";
+  DaemonThread daemon(yaml, uri_);
+  ASSERT_TRUE(daemon.WaitFor("alerts (on schedule): 1 raised, 0 cleared, 1 active", 0)) << ::testing::PrintToString(daemon.Checks());
+  // Quiet: two looks at the catalog, no check (the next on schedule is an hour away).
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  EXPECT_EQ(daemon.Checks().size(), 1u) << ::testing::PrintToString(daemon.Checks());
+
+  // A new match: raised by the check the scan's commits bring, not an hour later.
+  const std::string huge2 = root_ + "/home/alice/huge2.dat";
+  testing::WriteFile(huge2, "");
+  ASSERT_EQ(truncate(huge2.c_str(), int64_t{2} << 40), 0);
+  Rescan();
+  ASSERT_TRUE(daemon.WaitFor("alerts (the catalog changed): 1 raised, 0 cleared, 2 active", 1))
+      << ::testing::PrintToString(daemon.Checks());
+  EXPECT_NE(ReadAll(log_).find(" raised huge_in_home: " + huge2 + " (size 2.00 TB"), std::string::npos) << ReadAll(log_);
+
+  // Fixed: cleared the same way.
+  const size_t before = daemon.Checks().size();
+  ASSERT_EQ(unlink((root_ + "/home/alice/huge.dat").c_str()), 0);
+  Rescan();
+  ASSERT_TRUE(daemon.WaitFor("alerts (the catalog changed): 0 raised, 1 cleared, 1 active", before))
+      << ::testing::PrintToString(daemon.Checks());
+  EXPECT_NE(ReadAll(log_).find(" cleared huge_in_home: " + root_ + "/home/alice/huge.dat"), std::string::npos);
+}
+
+TEST_F(AlertTest, WithAlertOnChangeOffTheDaemonChecksOnScheduleOnly) {
+  const std::string yaml = "alerts:\n"
+                           "  huge_in_home:\n"
+                           "    condition: \"tree == " + root_ + "/home and type == file and size > 1TB\"\n"
+                           "alert_sinks:\n"
+                           "  log: " + log_ + "\n"
+                           "alert_check_every: 1h\n"
+                           "alert_on_change: off\n";
+  DaemonThread daemon(yaml, uri_);
+  ASSERT_TRUE(daemon.WaitFor("alerts (on schedule): 1 raised, 0 cleared, 1 active", 0));
+  ASSERT_EQ(unlink((root_ + "/home/alice/huge.dat").c_str()), 0);
+  Rescan();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  EXPECT_EQ(daemon.Checks().size(), 1u) << ::testing::PrintToString(daemon.Checks());
 }
 
 TEST_F(AlertTest, BadAlertConfigurationsNameTheLineAndTheFix) {

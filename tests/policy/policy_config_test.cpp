@@ -92,7 +92,7 @@ TEST(PolicyConfigTest, ErrorsNameTheFileLineAndColumn) {
             "policies.yaml: line 2, column 5: not valid YAML here: bad conversion");
   EXPECT_EQ(Error("filclasses:\n  a: size > 1\n"),
             "policies.yaml: line 1, column 1: unknown section 'filclasses' (expected fileclasses, policies, alerts, "
-            "alert_sinks, alert_check_every)");
+            "alert_sinks, alert_check_every, alert_on_change)");
   EXPECT_EQ(Error("fileclasses:\n  a: {union: [b]}\n"),
             "policies.yaml: line 2, column 6: fileclass 'a' names 'b', which is not defined (defined: a)");
   EXPECT_EQ(Error("fileclasses:\n  a: {union: [b]}\n  b: \"fileclass == a\"\n"),

@@ -54,6 +54,10 @@ std::vector<PgBackend::Sql> PgBackend::EntrySql() {
       {&last_id_, "SELECT value FROM meta WHERE key = 'last_entry_id'", {}, "read the last entry id"},
       {&set_last_id_, "UPDATE meta SET value = $1 WHERE key = 'last_entry_id'", Ints(1),
        "record the last entry id"},
+      {&commits_, "SELECT coalesce((SELECT value FROM meta WHERE key = 'commits'), 0)", {}, "read the count of commits"},
+      {&count_commit_,
+       "INSERT INTO meta(key, value) VALUES('commits', 1) ON CONFLICT(key) DO UPDATE SET value = meta.value + 1", {},
+       "count a commit"},
       {&entries_after_, select + " WHERE id > $1 ORDER BY id LIMIT $2", Ints(2), "read entries"},
       {&name_target_, "SELECT id FROM names WHERE parent = $1 AND name = $2", {Type::kInt, Type::kBytes},
        "look a name up"},
@@ -197,6 +201,13 @@ Status PgBackend::DeleteEntry(EntryId id) {
 Result<EntryId> PgBackend::LastEntryId() { return RunInt(last_id_, {}); }
 
 Status PgBackend::SetLastEntryId(EntryId id) { return Run(set_last_id_, {Param::Int(id)}).status(); }
+
+Result<uint64_t> PgBackend::Commits() {
+  FATHOM_ASSIGN_OR_RETURN(int64_t commits, RunInt(commits_, {}));
+  return static_cast<uint64_t>(commits);
+}
+
+Status PgBackend::CountCommit() { return Run(count_commit_, {}).status(); }
 
 // The selection's bounds as " AND ..." conditions on parameters appended to `params`.
 std::string PgBackend::Where(const Selection& sel, std::vector<Param>& params) {

@@ -38,6 +38,8 @@ class PgBackend final : public CatalogBackend {
   Status DeleteEntry(EntryId id) override;
   Result<EntryId> LastEntryId() override;
   Status SetLastEntryId(EntryId id) override;
+  Result<uint64_t> Commits() override;
+  Status CountCommit() override;
   Result<uint64_t> CountEntries(const Selection& selection, uint64_t at_most) override;
   Status SelectEntries(const Selection& selection,
                        const std::function<bool(const EntryRow&)>& fn) override;
@@ -134,7 +136,7 @@ class PgBackend final : public CatalogBackend {
   std::string osts_;  // AddAttrParams' OST text, alive until the statement ran
   Statement lock_, read_ahead_entries_, read_ahead_removals_;
   Statement entry_by_id_, entry_by_identity_, insert_entry_, update_entry_, delete_entry_;
-  Statement last_id_, set_last_id_, entries_after_;
+  Statement last_id_, set_last_id_, commits_, count_commit_, entries_after_;
   Statement name_target_, names_of_, names_of_many_, insert_name_, delete_name_, rename_name_, set_name_gen_;
   Statement children_, children_of_many_, child_names_, names_after_;
   Statement tree_, add_tree_, delete_tree_, tree_after_, add_acct_, prune_acct_, set_multi_, clear_multi_;

@@ -33,6 +33,7 @@ class AdjustedCatalog final : public Catalog {
   AdjustedCatalog(Catalog& inner, std::function<void(Node&)> adjust) : inner_(inner), adjust_(std::move(adjust)) {}
   Result<std::unique_ptr<Batch>> Begin() override { return inner_.Begin(); }
   Result<uint64_t> LastApplied(std::string_view s) override { return inner_.LastApplied(s); }
+  Result<uint64_t> Commits() override { return inner_.Commits(); }
   Result<std::vector<std::string>> Pending(std::string_view s) override { return inner_.Pending(s); }
   Result<uint64_t> BeginScan(std::string_view r, bool resume) override { return inner_.BeginScan(r, resume); }
   Status FinishScan(uint64_t g, const std::function<void(uint64_t)>& p) override { return inner_.FinishScan(g, p); }

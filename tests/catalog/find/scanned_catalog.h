@@ -23,6 +23,7 @@ class ScannedCatalog final : public Catalog {
 
   Result<std::unique_ptr<Batch>> Begin() override { return c_->Begin(); }
   Result<uint64_t> LastApplied(std::string_view s) override { return c_->LastApplied(s); }
+  Result<uint64_t> Commits() override { return c_->Commits(); }
   Result<std::vector<std::string>> Pending(std::string_view s) override { return c_->Pending(s); }
   Result<uint64_t> BeginScan(std::string_view root, bool resume) override {
     return c_->BeginScan(root, resume);
