@@ -73,6 +73,10 @@ class Condition {
   std::vector<std::string> Fileclasses() const;
   std::vector<std::string> Xattrs() const;
 
+  // Whether it names a criterion other than tree, path, name and iname: one that needs the
+  // object's attributes (or what the catalog knows of it) and not its path alone.
+  bool NeedsAttributes() const;
+
   // The condition in canonical form: parses back to the same condition.
   std::string ToString() const;
 

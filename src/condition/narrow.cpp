@@ -89,6 +89,29 @@ void Condition::Narrow(catalog::Selection& selection, int64_t now_ns) const {
   NarrowAll(*root_, selection, now_ns);
 }
 
+bool Condition::NeedsAttributes() const {
+  std::vector<const Node*> todo{root_.get()};
+  while (!todo.empty()) {
+    const Node* n = todo.back();
+    todo.pop_back();
+    if (n->kind != Node::Kind::kCompare) {
+      if (n->left) todo.push_back(n->left.get());
+      if (n->right) todo.push_back(n->right.get());
+      continue;
+    }
+    switch (n->criterion->criterion) {
+      case Criterion::kTree:
+      case Criterion::kPath:
+      case Criterion::kName:
+      case Criterion::kIname:
+        break;
+      default:
+        return true;
+    }
+  }
+  return false;
+}
+
 std::vector<std::string> Condition::Fileclasses() const {
   std::vector<std::string> out;
   Collect(*root_, Criterion::kFileclass, out);
