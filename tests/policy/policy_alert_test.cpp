@@ -131,6 +131,17 @@ class AlertTest : public ::testing::Test {
            "  webhook: {url: '" + url + "', secret_file: " + secret_ + ", timeout: 5s}\n";
   }
 
+  // One alert, huge files in /home, to the log; checked every hour, and on change as given.
+  std::string HugeInHome(const std::string& on_change) {
+    return "alerts:\n"
+           "  huge_in_home:\n"
+           "    condition: \"tree == " + root_ + "/home and type == file and size > 1TB\"\n"
+           "alert_sinks:\n"
+           "  log: " + log_ + "\n"
+           "alert_check_every: 1h\n"
+           "alert_on_change: " + on_change + "\n";
+  }
+
   Result<AlertCheck> Check(const std::string& yaml) {
     auto config = ParsePolicyConfig(yaml, "alerts.yaml");
     if (!config.ok()) return config.status();
@@ -322,14 +333,7 @@ class DaemonThread {
 };
 
 TEST_F(AlertTest, TheDaemonChecksSoonAfterTheCatalogChangesAndNotWhileItIsQuiet) {
-  const std::string yaml = "alerts:\n"
-                           "  huge_in_home:\n"
-                           "    condition: \"tree == " + root_ + "/home and type == file and size > 1TB\"\n"
-                           "alert_sinks:\n"
-                           "  log: " + log_ + "\n"
-                           "alert_check_every: 1h\n"
-                           "alert_on_change: 1s\n";
-  DaemonThread daemon(yaml, uri_);
+  DaemonThread daemon(HugeInHome("1s"), uri_);
   ASSERT_TRUE(daemon.WaitFor("alerts (on schedule): 1 raised, 0 cleared, 1 active", 0)) << ::testing::PrintToString(daemon.Checks());
   // Quiet: two looks at the catalog, no check (the next on schedule is an hour away).
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
@@ -354,14 +358,7 @@ TEST_F(AlertTest, TheDaemonChecksSoonAfterTheCatalogChangesAndNotWhileItIsQuiet)
 }
 
 TEST_F(AlertTest, WithAlertOnChangeOffTheDaemonChecksOnScheduleOnly) {
-  const std::string yaml = "alerts:\n"
-                           "  huge_in_home:\n"
-                           "    condition: \"tree == " + root_ + "/home and type == file and size > 1TB\"\n"
-                           "alert_sinks:\n"
-                           "  log: " + log_ + "\n"
-                           "alert_check_every: 1h\n"
-                           "alert_on_change: off\n";
-  DaemonThread daemon(yaml, uri_);
+  DaemonThread daemon(HugeInHome("off"), uri_);
   ASSERT_TRUE(daemon.WaitFor("alerts (on schedule): 1 raised, 0 cleared, 1 active", 0));
   ASSERT_EQ(unlink((root_ + "/home/alice/huge.dat").c_str()), 0);
   Rescan();
