@@ -19,6 +19,7 @@
 #include "cli/catalog_args.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/feed_args.h"
 #include "cli/signal_waiter.h"
 #include "fathom/store.h"
 #include "sources/lustre/lustre_scan_info.h"
@@ -29,12 +30,7 @@ namespace {
 struct CatalogCommandArgs {
   std::string catalog;
   // follow, status
-  std::string store;
-  std::string from;
-  std::string bus;
-  std::string name = "catalog";
-  client::KeyArgs keys;
-  BusOptions bus_options;
+  FeedArgs feed;
   uint64_t batch = 8192;
   bool until_idle = false;
   uint64_t max_count = 0;
@@ -47,26 +43,6 @@ struct CatalogCommandArgs {
   // verify
   std::string path;
 };
-
-Result<std::unique_ptr<catalog::EventFeed>> OpenFeed(const CatalogCommandArgs& a, uint64_t since) {
-  const int given = !a.store.empty() + !a.from.empty() + !a.bus.empty();
-  if (given != 1) {
-    return Status::Error(
-        "give the stream to follow, once: --store FILE (a store written by "
-        "fathom watch or aggregate), --from tcp://HOST:PORT (an aggregator) or "
-        "--bus nats://HOST:PORT");
-  }
-  if (!a.store.empty()) {
-    FATHOM_ASSIGN_OR_RETURN(std::string file, StoreFile(a.store));
-    return catalog::OpenStoreFeed(file, since);
-  }
-  SubscribeOptions options;
-  options.endpoint = a.from.empty() ? a.bus : a.from;
-  options.name = a.name;
-  options.bus = a.bus_options;
-  FATHOM_ASSIGN_OR_RETURN(options.keys, client::LoadClientKeys(a.keys, options.endpoint));
-  return catalog::OpenSubscriberFeed(std::move(options), since);
-}
 
 // Why the follower stopped, and where a follower started again resumes. A follower does not
 // retry a failed transaction itself: what it had read of the stream and the file system for
@@ -82,11 +58,11 @@ std::string StoppedMessage(const Status& failure, uint64_t last) {
 int RunFollow(const CatalogCommandArgs& a) {
   auto catalog = OpenCatalog(a.catalog, /*read_only=*/false);
   if (!catalog.ok()) return Fail("catalog follow", catalog.status().message(), kExitFailure);
-  auto since = catalog.value()->LastApplied(a.name);
+  auto since = catalog.value()->LastApplied(a.feed.name);
   if (!since.ok()) return Fail("catalog follow", since.status().message(), kExitFailure);
-  auto feed = OpenFeed(a, since.value());
+  auto feed = OpenFeed(a.feed, since.value());
   if (!feed.ok()) {
-    const bool usage = a.store.empty() + a.from.empty() + a.bus.empty() != 2;
+    const bool usage = a.feed.store.empty() + a.feed.from.empty() + a.feed.bus.empty() != 2;
     return Fail("catalog follow", feed.status().message(), usage ? kExitUsage : kExitFailure);
   }
   std::atomic<bool> stop{false};
@@ -108,7 +84,7 @@ int RunFollow(const CatalogCommandArgs& a) {
     spdlog::info("catalog: scanning {}", roots.size() == 1 ? roots[0] : "every root");
     return catalog::ScanIntoCatalog(*catalog.value(), roots, scan_options, {}, stop).status();
   };
-  catalog::EventApplier applier(*catalog.value(), a.name,
+  catalog::EventApplier applier(*catalog.value(), a.feed.name,
                                 [&](std::string_view path) { return rescan({std::string(path)}); },
                                 lustre_source::DescribeHook(*lustre));
   catalog::FollowLimits limits;
@@ -152,7 +128,7 @@ int RunStatus(const CatalogCommandArgs& a) {
   if (!catalog.ok()) return Fail("catalog status", catalog.status().message(), kExitFailure);
   auto info = catalog.value()->Info();
   if (!info.ok()) return Fail("catalog status", info.status().message(), kExitFailure);
-  auto applied = catalog.value()->LastApplied(a.name);
+  auto applied = catalog.value()->LastApplied(a.feed.name);
   if (!applied.ok()) return Fail("catalog status", applied.status().message(), kExitFailure);
   const auto& i = info.value();
   std::printf("catalog: %s (%s, schema %d)\n", i.uri.c_str(), i.backend.c_str(), i.schema_version);
@@ -162,10 +138,10 @@ int RunStatus(const CatalogCommandArgs& a) {
   std::printf("database: %lld bytes (%.0f per entry)\n", static_cast<long long>(i.bytes),
               i.entries > 0 ? static_cast<double>(i.bytes) / static_cast<double>(i.entries) : 0.0);
   for (const std::string& root : i.roots) std::printf("root: %s\n", root.c_str());
-  std::printf("consumer %s: last applied id %llu\n", a.name.c_str(),
+  std::printf("consumer %s: last applied id %llu\n", a.feed.name.c_str(),
               static_cast<unsigned long long>(applied.value()));
-  if (!a.store.empty()) {
-    auto file = StoreFile(a.store);
+  if (!a.feed.store.empty()) {
+    auto file = StoreFile(a.feed.store);
     if (!file.ok()) return Fail("catalog status", file.status().message(), kExitUsage);
     StoreOptions options;
     options.path = file.value();
@@ -246,17 +222,7 @@ CommandRunner AddCatalogCommand(CLI::App& app) {
       "Start with `fathom scan` of the roots; a root the catalog lacks is scanned when its "
       "first event comes, an OVERFLOW rescans the subtree it names.");
   AddCatalogOption(*follow, args->catalog);
-  follow->add_option("--store", args->store, "Follow a store file (FILE or sqlite:FILE)")
-      ->type_name("FILE");
-  follow->add_option("--from", args->from, "Follow an aggregator (tcp://HOST:PORT, ipc://PATH)")
-      ->type_name("ENDPOINT");
-  follow->add_option("--bus", args->bus, "Follow a NATS JetStream bus (nats://HOST:PORT)")
-      ->type_name("URL");
-  follow
-      ->add_option("--name", args->name,
-                   "The consumer's name: the catalog keeps its position under it, and an "
-                   "aggregator or bus keeps its acknowledgements")
-      ->default_str("catalog");
+  AddFeedOptions(*follow, args->feed, "catalog", "the catalog");
   follow->add_option("--batch", args->batch, "Events per transaction, at most")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20))
       ->default_str("8192");
@@ -268,15 +234,14 @@ CommandRunner AddCatalogCommand(CLI::App& app) {
                      "(default: the system's liblustreapi.so.1, when there is one)")
       ->type_name("PATH");
   AddLimitOptions(*follow, args->max_count, args->timeout);
-  AddConnectionOptions(*follow, args->keys, args->bus_options, "consumer");
 
   CLI::App* status = cmd->add_subcommand(
       "status", "Show the catalog's size, roots, and how far behind the stream it is");
   AddCatalogOption(*status, args->catalog);
-  status->add_option("--name", args->name, "The consumer whose position is shown")
+  status->add_option("--name", args->feed.name, "The consumer whose position is shown")
       ->default_str("catalog");
   status
-      ->add_option("--store", args->store,
+      ->add_option("--store", args->feed.store,
                    "The store it follows: also show the newest id there and the lag")
       ->type_name("FILE");
 

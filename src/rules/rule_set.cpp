@@ -1,0 +1,379 @@
+// rule_set.cpp — LoadRuleSet: rules.yaml read with yaml-cpp, every key and value checked.
+#include "rules/rule_set.h"
+
+#include <pwd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "condition/units.h"
+#include "policy/yaml_text.h"
+
+namespace fathom::rules {
+namespace {
+
+using policy::YamlText;
+
+class RuleSetLoader {
+ public:
+  RuleSetLoader(std::string_view text, std::string_view source) : y_{text, std::string(source)} {}
+
+  Result<RuleSet> Load() {
+    // yaml-cpp reports syntax errors, and keys or values of an unexpected shape, by throwing.
+    try {
+      return LoadYaml();
+    } catch (const YAML::Exception& e) {
+      return Status::Error(y_.At(e.mark) + "not valid YAML here: " + e.msg);
+    }
+  }
+
+ private:
+  Status Fail(const YAML::Node& at, const std::string& message) const {
+    return Status::Error(y_.At(at.Mark()) + message);
+  }
+
+  Result<RuleSet> LoadYaml() {
+    YAML::Node root = YAML::Load(std::string(y_.text));
+    RuleSet set;
+    set.source = y_.source;
+    if (!root || !root.IsMap()) return Fail(root, "expected a mapping with rules: (a list of rules)");
+    for (const auto& item : root) {
+      const std::string key = item.first.as<std::string>();
+      const YAML::Node& v = item.second;
+      if (key == "rules") {
+        if (!v.IsSequence()) return Fail(v, "rules: expected a list of rules (- name: ...)");
+        for (const YAML::Node& r : v) {
+          FATHOM_ASSIGN_OR_RETURN(Rule rule, ParseRule(r));
+          if (set.Find(rule.name) != nullptr) return Fail(r, "rule '" + rule.name + "' is defined twice");
+          set.rules.push_back(std::move(rule));
+        }
+      } else if (key == "outbox") {
+        FATHOM_ASSIGN_OR_RETURN(set.outbox, Text(v, "outbox"));
+      } else if (key == "catalog") {
+        FATHOM_ASSIGN_OR_RETURN(set.catalog, Text(v, "catalog"));
+      } else if (key == "concurrency") {
+        FATHOM_ASSIGN_OR_RETURN(set.concurrency, Count(v, "concurrency"));
+      } else if (key == "lease") {
+        FATHOM_ASSIGN_OR_RETURN(set.lease_ns, Duration(v, "lease"));
+      } else {
+        return Fail(item.first, "unknown key '" + key + "' (expected rules, outbox, catalog, concurrency, lease)");
+      }
+    }
+    if (set.rules.empty()) return Fail(root, "no rules: give rules: with at least one rule");
+    for (const Rule& r : set.rules) {
+      if (r.trigger.attributes == AttributeSource::kCatalog && set.catalog.empty()) {
+        return Status::Error(y_.source + ": rule " + r.name +
+                             " reads attributes from the catalog, and no catalog is given: add catalog: URI");
+      }
+    }
+    return set;
+  }
+
+  Result<std::string> Text(const YAML::Node& v, const std::string& what) const {
+    if (!v.IsScalar() || v.Scalar().empty()) return Fail(v, what + ": expected text");
+    return v.Scalar();
+  }
+
+  Result<size_t> Count(const YAML::Node& v, const std::string& what) const {
+    if (v.IsScalar()) {
+      const std::string& s = v.Scalar();
+      if (!s.empty() && s.size() < 10 && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })) {
+        const size_t n = std::stoul(s);
+        if (n > 0) return n;
+      }
+    }
+    return Fail(v, what + ": expected a positive whole number");
+  }
+
+  Result<int64_t> Duration(const YAML::Node& v, const std::string& what) const {
+    auto d = v.IsScalar() ? condition::ParseDuration(v.Scalar()) : std::nullopt;
+    if (!d || *d <= 0) return Fail(v, what + ": expected a duration (e.g. 5s, 10min, 1h)");
+    return *d;
+  }
+
+  Result<bool> Flag(const YAML::Node& v, const std::string& what) const {
+    if (v.IsScalar() && (v.Scalar() == "true" || v.Scalar() == "false")) return v.Scalar() == "true";
+    return Fail(v, what + ": expected true or false");
+  }
+
+  Result<std::vector<std::string>> Words(const YAML::Node& v, const std::string& what) const {
+    std::vector<std::string> out;
+    if (v.IsScalar()) {
+      out.push_back(v.Scalar());
+    } else if (v.IsSequence()) {
+      for (const YAML::Node& w : v) {
+        if (!w.IsScalar()) return Fail(w, what + ": expected text");
+        out.push_back(w.Scalar());
+      }
+    } else {
+      return Fail(v, what + ": expected text or a list");
+    }
+    if (out.empty()) return Fail(v, what + ": expected at least one");
+    return out;
+  }
+
+  Result<std::vector<std::string>> Globs(const YAML::Node& v, const std::string& what) const {
+    FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> globs, Words(v, what));
+    for (const std::string& g : globs) {
+      Status s = CheckPathGlob(g);
+      if (!s.ok()) return Fail(v, what + ": " + s.message());
+    }
+    return globs;
+  }
+
+  Result<uint32_t> Kinds(const YAML::Node& v, const std::string& what) const {
+    FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> names, Words(v, what));
+    uint32_t mask = 0;
+    for (const std::string& n : names) {
+      auto k = ParseKind(n);
+      if (!k || (*k & kind::kAll) == 0) {
+        return Fail(v, what + ": unknown kind '" + n +
+                           "' (expected CREATE, MODIFY, ATTRIB, CLOSE_WRITE, MOVED_FROM, MOVED_TO, DELETE, "
+                           "DELETE_SELF, MOVE_SELF, ACCESS, OPEN, CLOSE_NOWRITE, OVERFLOW, CLOSE, MOVE)");
+      }
+      mask |= *k;
+    }
+    return mask;
+  }
+
+  Result<uid_t> User(const YAML::Node& v, const std::string& what) const {
+    FATHOM_ASSIGN_OR_RETURN(std::string name, Text(v, what));
+    if (std::all_of(name.begin(), name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })) {
+      return static_cast<uid_t>(std::stoul(name));
+    }
+    struct passwd pw {};
+    struct passwd* found = nullptr;
+    std::vector<char> buf(16384);
+    if (getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || found == nullptr) {
+      return Fail(v, what + ": no user '" + name + "' on this system");
+    }
+    return pw.pw_uid;
+  }
+
+  Result<Rule> ParseRule(const YAML::Node& r) {
+    if (!r.IsMap()) return Fail(r, "a rule: expected a mapping (name:, kinds:, path:, action: ...)");
+    Rule rule;
+    const YAML::Node name = r["name"];
+    if (!name || !name.IsScalar() || !GoodName(name.Scalar())) {
+      return Fail(name ? name : r, "a rule needs a name: of letters, digits, '_', '-' and '.'");
+    }
+    rule.name = name.Scalar();
+    const std::string what = "rule " + rule.name;
+    bool attributes_given = false;
+    std::optional<uid_t> run_as;
+    YAML::Node action;
+    for (const auto& item : r) {
+      const std::string key = item.first.as<std::string>();
+      const YAML::Node& v = item.second;
+      if (key == "name") continue;
+      if (key == "kinds") {
+        FATHOM_ASSIGN_OR_RETURN(rule.trigger.kinds, Kinds(v, what + ", kinds"));
+      } else if (key == "path") {
+        FATHOM_ASSIGN_OR_RETURN(rule.trigger.paths, Globs(v, what + ", path"));
+      } else if (key == "ignore") {
+        FATHOM_ASSIGN_OR_RETURN(rule.trigger.ignore, Globs(v, what + ", ignore"));
+      } else if (key == "condition") {
+        FATHOM_ASSIGN_OR_RETURN(condition::Condition c, y_.ConditionOf(v, what));
+        rule.trigger.condition = std::move(c);
+      } else if (key == "attributes") {
+        const std::string s = v.IsScalar() ? v.Scalar() : "";
+        if (s == "live") {
+          rule.trigger.attributes = AttributeSource::kLive;
+        } else if (s == "catalog") {
+          rule.trigger.attributes = AttributeSource::kCatalog;
+        } else if (s == "none") {
+          rule.trigger.attributes = AttributeSource::kNone;
+        } else {
+          return Fail(v, what + ", attributes: expected live, catalog or none");
+        }
+        attributes_given = true;
+      } else if (key == "settle") {
+        FATHOM_ASSIGN_OR_RETURN(rule.coalescing.settle_ns, Duration(v, what + ", settle"));
+      } else if (key == "max_wait") {
+        FATHOM_ASSIGN_OR_RETURN(rule.coalescing.max_wait_ns, Duration(v, what + ", max_wait"));
+      } else if (key == "sentinel") {
+        FATHOM_ASSIGN_OR_RETURN(rule.coalescing.sentinel, Text(v, what + ", sentinel"));
+        if (rule.coalescing.sentinel.find('/') != std::string::npos) {
+          return Fail(v, what + ", sentinel: expected a file name glob (e.g. '*.done'), without '/'");
+        }
+      } else if (key == "batch") {
+        FATHOM_RETURN_IF_ERROR(ParseBatch(v, what, rule.coalescing));
+      } else if (key == "action") {
+        action = v;
+      } else if (key == "retry") {
+        FATHOM_RETURN_IF_ERROR(ParseRetry(v, what, rule.retry));
+      } else if (key == "concurrency") {
+        FATHOM_ASSIGN_OR_RETURN(rule.concurrency, Count(v, what + ", concurrency"));
+      } else if (key == "run_as") {
+        FATHOM_ASSIGN_OR_RETURN(run_as, User(v, what + ", run_as"));
+      } else {
+        return Fail(item.first, what + ": unknown key '" + key +
+                                    "' (expected name, kinds, path, ignore, condition, attributes, settle, max_wait, "
+                                    "sentinel, batch, action, retry, concurrency, run_as)");
+      }
+    }
+    if (!attributes_given && rule.trigger.condition && rule.trigger.condition->NeedsAttributes()) {
+      rule.trigger.attributes = AttributeSource::kLive;
+    }
+    if (!action) return Fail(r, what + ": no action: give action: {command: [...]} or action: {webhook: URL}");
+    FATHOM_ASSIGN_OR_RETURN(rule.action, ParseAction(action, what));
+    if (run_as) {
+      auto* command = std::get_if<CommandAction>(&rule.action);
+      if (command == nullptr) return Fail(r, what + ", run_as: only a command runs as a user");
+      command->run_as_uid = *run_as;
+    }
+    rule.version = DeliveryId("rule version", YAML::Dump(r), {}).substr(3);
+    return rule;
+  }
+
+  Status ParseBatch(const YAML::Node& v, const std::string& what, Coalescing& c) const {
+    if (!v.IsMap()) return Fail(v, what + ", batch: expected {max_events: N, max_wait: DURATION}");
+    for (const auto& item : v) {
+      const std::string key = item.first.as<std::string>();
+      if (key == "max_events") {
+        FATHOM_ASSIGN_OR_RETURN(c.batch_max, Count(item.second, what + ", batch, max_events"));
+      } else if (key == "max_wait") {
+        FATHOM_ASSIGN_OR_RETURN(c.batch_wait_ns, Duration(item.second, what + ", batch, max_wait"));
+      } else {
+        return Fail(item.first, what + ", batch: unknown key '" + key + "' (expected max_events, max_wait)");
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status ParseRetry(const YAML::Node& v, const std::string& what, RetryPolicy& p) const {
+    if (!v.IsMap()) return Fail(v, what + ", retry: expected {max_attempts: N, max_age: D, backoff: D, max_backoff: D}");
+    for (const auto& item : v) {
+      const std::string key = item.first.as<std::string>();
+      const std::string w = what + ", retry, " + key;
+      if (key == "max_attempts") {
+        FATHOM_ASSIGN_OR_RETURN(size_t n, Count(item.second, w));
+        p.max_attempts = static_cast<int>(std::min<size_t>(n, 1000000));
+      } else if (key == "max_age") {
+        FATHOM_ASSIGN_OR_RETURN(p.max_age_ns, Duration(item.second, w));
+      } else if (key == "backoff") {
+        FATHOM_ASSIGN_OR_RETURN(p.base_ns, Duration(item.second, w));
+      } else if (key == "max_backoff") {
+        FATHOM_ASSIGN_OR_RETURN(p.max_backoff_ns, Duration(item.second, w));
+      } else {
+        return Fail(item.first, what + ", retry: unknown key '" + key +
+                                    "' (expected max_attempts, max_age, backoff, max_backoff)");
+      }
+    }
+    return Status::Ok();
+  }
+
+  Result<std::variant<CommandAction, WebhookAction>> ParseAction(const YAML::Node& v, const std::string& rule) const {
+    const std::string what = rule + ", action";
+    if (!v.IsMap()) return Fail(v, what + ": expected {command: [...]} or {webhook: URL}");
+    if (v["command"] && v["webhook"]) return Fail(v, what + ": give command or webhook, not both");
+    if (v["command"]) {
+      CommandAction c;
+      for (const auto& item : v) {
+        const std::string key = item.first.as<std::string>();
+        const YAML::Node& x = item.second;
+        if (key == "command") {
+          if (!x.IsSequence() || x.size() == 0) {
+            return Fail(x, what + ", command: expected the program and its arguments as a list, e.g. "
+                                  "[/usr/local/bin/ingest, --file, '{path}'] (no shell runs it)");
+          }
+          FATHOM_ASSIGN_OR_RETURN(c.argv, Words(x, what + ", command"));
+          Status s = CheckCommandTemplate(c.argv);
+          if (!s.ok()) return Fail(x, what + ", command: " + s.message());
+          if (c.argv.front().empty() || c.argv.front().front() != '/') {
+            return Fail(x, what + ", command: the program must be an absolute path (a rule's command runs with a "
+                                  "minimal PATH): write /usr/bin/" + c.argv.front() + " or the program's path");
+          }
+        } else if (key == "timeout") {
+          FATHOM_ASSIGN_OR_RETURN(c.timeout_ns, Duration(x, what + ", timeout"));
+        } else if (key == "retry_exit_codes") {
+          c.retry_exit_codes.clear();
+          FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> codes, Words(x, what + ", retry_exit_codes"));
+          for (const std::string& code : codes) {
+            if (code.empty() || code.size() > 3 || !std::all_of(code.begin(), code.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; }) ||
+                std::stoi(code) > 255) {
+              return Fail(x, what + ", retry_exit_codes: '" + code + "' is not an exit status (0 to 255)");
+            }
+            c.retry_exit_codes.push_back(std::stoi(code));
+          }
+        } else if (key == "allow_root") {
+          FATHOM_ASSIGN_OR_RETURN(c.allow_root, Flag(x, what + ", allow_root"));
+        } else {
+          return Fail(item.first, what + ": unknown key '" + key +
+                                      "' for a command (expected command, timeout, retry_exit_codes, allow_root)");
+        }
+      }
+      return c;
+    }
+    if (v["webhook"]) {
+      WebhookAction w;
+      for (const auto& item : v) {
+        const std::string key = item.first.as<std::string>();
+        const YAML::Node& x = item.second;
+        if (key == "webhook") {
+          FATHOM_ASSIGN_OR_RETURN(w.url, Text(x, what + ", webhook"));
+          if (!w.url.starts_with("http://") && !w.url.starts_with("https://")) {
+            return Fail(x, what + ", webhook: '" + w.url + "' is not an http:// or https:// URL");
+          }
+        } else if (key == "secret_file" || key == "secret_files") {
+          FATHOM_ASSIGN_OR_RETURN(w.secret_files, Words(x, what + ", " + key));
+          if (w.secret_files.size() > 2) {
+            return Fail(x, what + ", " + key + ": at most two (the current secret and the next, while rotating)");
+          }
+        } else if (key == "timeout") {
+          FATHOM_ASSIGN_OR_RETURN(w.timeout_ns, Duration(x, what + ", timeout"));
+        } else if (key == "allow_loopback") {
+          FATHOM_ASSIGN_OR_RETURN(w.allow_loopback, Flag(x, what + ", allow_loopback"));
+        } else if (key == "allow_private") {
+          FATHOM_ASSIGN_OR_RETURN(w.allow_private, Flag(x, what + ", allow_private"));
+        } else {
+          return Fail(item.first, what + ": unknown key '" + key +
+                                      "' for a webhook (expected webhook, secret_file, secret_files, timeout, "
+                                      "allow_loopback, allow_private)");
+        }
+      }
+      return w;
+    }
+    return Fail(v, what + ": expected {command: [...]} or {webhook: URL}");
+  }
+
+  static bool GoodName(const std::string& name) {
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
+    });
+  }
+
+  YamlText y_;
+};
+
+}  // namespace
+
+const Rule* RuleSet::Find(std::string_view name) const {
+  for (const Rule& r : rules) {
+    if (r.name == name) return &r;
+  }
+  return nullptr;
+}
+
+Result<RuleSet> ParseRuleSet(std::string_view yaml, std::string_view source) {
+  return RuleSetLoader(yaml, source).Load();
+}
+
+Result<RuleSet> LoadRuleSet(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return Status::Error("cannot read rules file " + path + ": " + std::strerror(errno) +
+                         " (give the file with --config)");
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseRuleSet(text.str(), path);
+}
+
+}  // namespace fathom::rules

@@ -1,0 +1,51 @@
+// rule_set.h — a rules file (`fathom rules run --config rules.yaml`, docs/rules.md): each rule's
+// trigger, how its events are coalesced, its action, its retries and limits; and the settings
+// of the runner (outbox, concurrency, catalog).
+//
+// Loading checks everything that can be checked without running anything: kinds, globs,
+// conditions, durations, placeholders, URLs, users, secret files' presence; errors name the
+// file, line and column, what was found and what was expected. A rule's version is a hash of
+// its canonical form: editing a rule makes new deliveries, reformatting the file does not.
+//
+// Ownership: plain values. Threading: immutable once loaded, any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "fathom/rules.h"
+#include "fathom/status.h"
+#include "rules/actions/action.h"
+#include "rules/coalescer.h"
+#include "rules/outbox/outbox.h"
+
+namespace fathom::rules {
+
+struct Rule {
+  std::string name;
+  std::string version;  // 32 hexadecimal digits of SHA-256 of the rule's canonical YAML
+  Trigger trigger;
+  Coalescing coalescing;
+  std::variant<CommandAction, WebhookAction> action;
+  RetryPolicy retry;
+  size_t concurrency = 1;  // deliveries of this rule running at once
+};
+
+struct RuleSet {
+  std::string source;  // the file, for messages
+  std::vector<Rule> rules;
+  std::string outbox = "fathom-rules.db";  // the delivery journal (outbox:)
+  size_t concurrency = 4;                  // deliveries running at once, all rules together
+  std::string catalog;                     // for `attributes: catalog` (catalog:)
+  int64_t lease_ns = 60'000'000'000;       // how long a taken delivery is someone's (lease:)
+
+  const Rule* Find(std::string_view name) const;
+};
+
+Result<RuleSet> LoadRuleSet(const std::string& path);
+// The same from text; `source` names it in errors.
+Result<RuleSet> ParseRuleSet(std::string_view yaml, std::string_view source);
+
+}  // namespace fathom::rules

@@ -1,0 +1,57 @@
+// workers.h — the runner's workers: each leases a ready delivery from the outbox, performs its
+// rule's action, and records the outcome; a keeper renews the leases of running deliveries.
+//
+// Ownership: keeps references to the rule set, the outbox, the options and the counters,
+// which must outlive it. Threading: Start() and Stop() from the runner's thread; Wake() from
+// any thread.
+#pragma once
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "rules/outbox/outbox.h"
+#include "rules/rule_set.h"
+#include "rules/runner.h"
+
+namespace fathom::rules {
+
+class Workers {
+ public:
+  Workers(const RuleSet& set, Outbox& outbox, const RunnerOptions& options, RunnerCounters& counters);
+  ~Workers();
+
+  void Start(size_t count);
+  // New deliveries are recorded: idle workers look now.
+  void Wake();
+  // Waits for the running actions to end, then joins.
+  void Stop();
+  // How many deliveries run now.
+  size_t running();
+
+ private:
+  void Work();
+  void KeepLeases();
+  void Perform(const Delivery& d);
+  int64_t Now() const;
+
+  const RuleSet& set_;
+  Outbox& outbox_;
+  const RunnerOptions& options_;
+  RunnerCounters& counters_;
+
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;                    // guarded by mu_
+  uint64_t wakes_ = 0;                       // guarded by mu_
+  std::map<std::string, size_t> per_rule_;   // running deliveries per rule; guarded by mu_
+  std::set<std::string> running_;            // ids of running deliveries; guarded by mu_
+  std::set<std::string> disabled_;           // rules whose endpoint answered 410; guarded by mu_
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace fathom::rules
