@@ -109,7 +109,8 @@ Status PrepareWriter(const store::Connection& db) {
 const store::SqliteFileKind kOutboxFile = {
     .noun = "rules outbox",
     .no_space = "no space left on the file system holding the rules outbox",
-    .no_space_remedy = "free space there, or purge finished deliveries (`fathom rules purge`)",
+    .no_space_remedy = "free space there, or keep finished deliveries for less time (they are purged by the rules' "
+                       "retention)",
     .io_remedy = "check the device and file system holding the outbox",
     .locked = "the outbox stayed locked by another writer past the busy timeout; is a second rules runner "
               "writing to the same file?",

@@ -6,7 +6,9 @@
 #include <sqlite3.h>
 
 #include <fstream>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "rules/outbox/outbox_test_util.h"
 #include "support/temp_dir.h"
@@ -387,6 +389,38 @@ TEST(OutboxTest, CountsAndListsAreExactPerRuleAndState) {
   EXPECT_EQ(seqs, (std::vector<uint64_t>{9, 8, 7}));
   EXPECT_EQ(StateFromName("waiting"), DeliveryState::kWaiting);
   EXPECT_EQ(StateName(DeliveryState::kDead), "dead");
+}
+
+TEST(OutboxTest, ThreadsSharingOneOutboxNeverTakeADeliveryTwice) {
+  fathom::testing::TempDir dir;
+  auto outbox = OpenOrDie(dir / "outbox.db");
+  ASSERT_TRUE(outbox);
+  std::vector<NewDelivery> batch;
+  for (uint64_t e = 1; e <= 200; ++e) batch.push_back(MakeDelivery("r", {e}, "/f" + std::to_string(e % 17)));
+  ASSERT_TRUE(outbox->Record(batch, "runner", 200).ok());
+  std::mutex mu;
+  std::vector<std::string> done;
+  std::vector<std::thread> workers;
+  for (int t = 0; t < 4; ++t) {
+    workers.emplace_back([&]() {
+      for (int idle = 0; idle < 50;) {
+        auto taken = outbox->Lease(3, 0, 3600 * kSecond);
+        if (!taken.ok() || taken->empty()) {
+          ++idle;
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          continue;
+        }
+        for (const Delivery& d : *taken) {
+          if (!outbox->Finish(d.id, {Outcome::kSuccess, "ok", std::nullopt}, RetryPolicy{}, 1, d.attempts).ok()) return;
+          std::lock_guard lock(mu);
+          done.push_back(d.id);
+        }
+      }
+    });
+  }
+  for (std::thread& w : workers) w.join();
+  EXPECT_EQ(done.size(), 200u);
+  EXPECT_EQ(std::set<std::string>(done.begin(), done.end()).size(), 200u);
 }
 
 TEST(OutboxTest, AReaderOpensTheOutboxBesideTheWriterAndCannotChangeIt) {
