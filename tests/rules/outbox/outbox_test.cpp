@@ -92,6 +92,9 @@ TEST(OutboxTest, RecordingTheSameDeliveriesAfterARestartCreatesNothingTwice) {
   EXPECT_EQ(d.attempts, 0);
   EXPECT_EQ(d.seq, 2u);
   EXPECT_FALSE(outbox->Get("fd_unknown").value().has_value());
+  // A changed rule (another version) makes new deliveries of the same events.
+  ASSERT_TRUE(outbox->Record(std::vector<NewDelivery>{MakeDelivery("copy", {1}, "/a", 1000, "v2")}, "runner", 7).ok());
+  EXPECT_EQ(CountAll(*outbox), 4u);
 }
 
 TEST(OutboxTest, ADeliveryWithoutEventsOrWithUnorderedEventsIsRefusedAndNothingIsRecorded) {
@@ -458,6 +461,16 @@ TEST(OutboxTest, AFileOfAnotherApplicationIsRefusedNamingIt) {
   EXPECT_NE(store.status().message().find(other + " is not a fathom rules outbox (it is a fathom event store)"),
             std::string::npos)
       << store.status().message();
+  const std::string newer = dir / "newer.db";
+  ASSERT_TRUE(Outbox::Open(newer).ok());
+  ASSERT_EQ(sqlite3_open(newer.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto future = Outbox::Open(newer, true);
+  ASSERT_FALSE(future.ok());
+  EXPECT_NE(future.status().message().find("schema version 99, newer than this fathom understands"),
+            std::string::npos)
+      << future.status().message();
   const std::string text = dir / "notes.txt";
   std::ofstream(text) << "not a database, but long enough to have a header of some kind..................\n";
   auto notes = Outbox::Open(text);
