@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <set>
 #include <thread>
 
 #include "rules/outbox/outbox_test_util.h"
+#include "support/read_only_mount.h"
 #include "support/temp_dir.h"
 
 namespace fathom::rules {
@@ -446,6 +448,29 @@ TEST(OutboxTest, AReaderOpensTheOutboxBesideTheWriterAndCannotChangeIt) {
   // The writer goes on while the reader has the file open.
   ASSERT_EQ(writer->Lease(1, 0, kSecond)->size(), 1u);
   EXPECT_EQ((*reader)->Counts()->at(0).running, 1u);
+}
+
+TEST(OutboxTest, OnAReadOnlyFileSystemAWriterIsToldSoWhileAReaderReadsTheOutbox) {
+  fathom::testing::TempDir rw;
+  fathom::testing::TempDir view;
+  {
+    auto outbox = OpenOrDie(rw / "outbox.db");
+    ASSERT_TRUE(outbox);
+    const NewDelivery d = MakeDelivery("r", {1}, "/a");
+    ASSERT_TRUE(outbox->Record({&d, 1}, "runner", 1).ok());
+  }
+  fathom::testing::ReadOnlyMount mount(rw.path(), view.path());
+  ASSERT_EQ(mount.error(), 0) << "mounting a read-only view failed (tests run as root): "
+                              << std::strerror(mount.error());
+  auto writer = Outbox::Open(view / "outbox.db");
+  ASSERT_FALSE(writer.ok());
+  EXPECT_NE(writer.status().message().find("the file system holding the outbox is mounted read-only"),
+            std::string::npos)
+      << writer.status().message();
+  auto reader = Outbox::Open(view / "outbox.db", true);
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  EXPECT_EQ((*reader)->Cursor("runner").value(), 1u);
+  EXPECT_EQ((*reader)->Counts()->at(0).pending, 1u);
 }
 
 TEST(OutboxTest, AFileOfAnotherApplicationIsRefusedNamingIt) {
