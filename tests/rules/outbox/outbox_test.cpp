@@ -396,10 +396,12 @@ TEST(OutboxTest, CountsAndListsAreExactPerRuleAndState) {
   EXPECT_EQ(StateName(DeliveryState::kDead), "dead");
 }
 
-TEST(OutboxTest, ThreadsSharingOneOutboxNeverTakeADeliveryTwice) {
+// Two connections (as two runners would have), each shared by two threads.
+TEST(OutboxTest, ThreadsAndConnectionsSharingTheOutboxNeverTakeADeliveryTwice) {
   fathom::testing::TempDir dir;
   auto outbox = OpenOrDie(dir / "outbox.db");
-  ASSERT_TRUE(outbox);
+  auto second = OpenOrDie(dir / "outbox.db");
+  ASSERT_TRUE(outbox && second);
   std::vector<NewDelivery> batch;
   for (uint64_t e = 1; e <= 200; ++e) batch.push_back(MakeDelivery("r", {e}, "/f" + std::to_string(e % 17)));
   ASSERT_TRUE(outbox->Record(batch, "runner", 200).ok());
@@ -407,16 +409,17 @@ TEST(OutboxTest, ThreadsSharingOneOutboxNeverTakeADeliveryTwice) {
   std::vector<std::string> done;
   std::vector<std::thread> workers;
   for (int t = 0; t < 4; ++t) {
-    workers.emplace_back([&]() {
+    workers.emplace_back([&, t]() {
+      Outbox& mine = t % 2 == 0 ? *outbox : *second;
       for (int idle = 0; idle < 50;) {
-        auto taken = outbox->Lease(3, 0, 3600 * kSecond);
+        auto taken = mine.Lease(3, 0, 3600 * kSecond);
         if (!taken.ok() || taken->empty()) {
           ++idle;
           std::this_thread::sleep_for(std::chrono::milliseconds(1));
           continue;
         }
         for (const Delivery& d : *taken) {
-          if (!outbox->Finish(d.id, {Outcome::kSuccess, "ok", std::nullopt}, RetryPolicy{}, 1, d.attempts).ok()) return;
+          if (!mine.Finish(d.id, {Outcome::kSuccess, "ok", std::nullopt}, RetryPolicy{}, 1, d.attempts).ok()) return;
           std::lock_guard lock(mu);
           done.push_back(d.id);
         }
