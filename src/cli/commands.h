@@ -27,5 +27,6 @@ CommandRunner AddDuCommand(CLI::App& app);
 CommandRunner AddReportCommand(CLI::App& app);
 CommandRunner AddUndeleteCommand(CLI::App& app);
 CommandRunner AddPolicyCommand(CLI::App& app);
+CommandRunner AddRulesCommand(CLI::App& app);
 
 }  // namespace fathom::cli

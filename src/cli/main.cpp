@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   add(&fathom::cli::AddReportCommand);
   add(&fathom::cli::AddUndeleteCommand);
   add(&fathom::cli::AddPolicyCommand);
+  add(&fathom::cli::AddRulesCommand);
 
   if (auto unknown = fathom::cli::UnknownCommand(app, argc, argv)) {
     std::fprintf(stderr, "fathom: unknown command '%s'; the commands are: %s (fathom --help)\n",

@@ -1,75 +1,32 @@
 // runner.cpp — Runner::Run: read, match, coalesce, record with the cursor, acknowledge.
 #include "rules/runner.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <thread>
 
 #include "rules/coalescer.h"
 #include "rules/event_json.h"
-#include "rules/trigger_condition.h"
+#include "rules/matcher.h"
 #include "rules/workers.h"
 
 namespace fathom::rules {
-namespace {
-
-// The attributes of an event's entry, each source read once per event.
-class EntryAttributes {
- public:
-  EntryAttributes(const Event& event, catalog::Catalog* catalog) : event_(event), catalog_(catalog) {}
-
-  const catalog::Attrs* Of(AttributeSource source) {
-    switch (source) {
-      case AttributeSource::kNone: return nullptr;
-      case AttributeSource::kLive:
-        if (!live_read_) {
-          live_read_ = true;
-          struct stat st {};
-          if (lstat(event_.path.c_str(), &st) == 0) live_ = catalog::AttrsFromStat(st);
-        }
-        return live_ ? &*live_ : nullptr;
-      case AttributeSource::kCatalog:
-        if (!catalog_read_ && catalog_ != nullptr) {
-          catalog_read_ = true;
-          auto node = catalog_->Stat(event_.path);
-          if (node.ok() && node->has_value()) cataloged_ = (*node)->attrs;
-        }
-        return cataloged_ ? &*cataloged_ : nullptr;
-    }
-    return nullptr;
-  }
-
- private:
-  const Event& event_;
-  catalog::Catalog* catalog_;
-  bool live_read_ = false, catalog_read_ = false;
-  std::optional<catalog::Attrs> live_, cataloged_;
-};
-
-}  // namespace
 
 Runner::Runner(const RuleSet& set, Outbox& outbox, catalog::Catalog* catalog, RunnerOptions options)
     : set_(set), outbox_(outbox), catalog_(catalog), options_(std::move(options)) {}
 
 Status Runner::Run(catalog::EventFeed& feed, const std::atomic<bool>& stop) {
   auto clock = [&] { return options_.clock ? options_.clock() : NowNs(); };
-  std::vector<const Trigger*> triggers;
   std::vector<Coalescing> coalescing;
-  for (const Rule& r : set_.rules) {
-    triggers.push_back(&r.trigger);
-    coalescing.push_back(r.coalescing);
-  }
-  const RuleIndex index(triggers);
+  for (const Rule& r : set_.rules) coalescing.push_back(r.coalescing);
   Coalescer coalescer(std::move(coalescing));
-  NameCache names;
+  Matcher matcher(set_, catalog_);
   Workers workers(set_, outbox_, options_, counters_);
   workers.Start(set_.concurrency);
 
   FATHOM_ASSIGN_OR_RETURN(uint64_t cursor, outbox_.Cursor(options_.name));
   uint64_t last_read = cursor;
   catalog::FeedBatch batch;
-  std::vector<size_t> candidates;
+  std::vector<size_t> taken;
   std::vector<Group> ready;
   Status failed;
   while (!stop.load()) {
@@ -93,15 +50,10 @@ Status Runner::Run(catalog::EventFeed& feed, const std::atomic<bool>& stop) {
       ++counters_.events;
       last_read = std::max(last_read, e.id);
       stream_now = std::max(stream_now, e.ts_ns);
-      candidates.clear();
-      index.Candidates(e, candidates);
-      EntryAttributes attributes(e, catalog_);
-      for (size_t r : candidates) {
-        const Trigger& t = set_.rules[r].trigger;
-        if (!MatchesCondition(t, e, attributes.Of(t.attributes), names, now, nullptr)) continue;
-        ++counters_.matched;
-        coalescer.Add(r, e);
-      }
+      taken.clear();
+      matcher.Match(e, now, taken);
+      for (size_t r : taken) coalescer.Add(r, e);
+      counters_.matched += taken.size();
     }
     // Reading a backlog, the stream's time settles paths; caught up, the wall clock does.
     const bool caught_up = batch.events.size() < options_.max_batch;

@@ -1,0 +1,41 @@
+// matcher.cpp — Matcher: the index, then conditions with their attributes.
+#include "rules/matcher.h"
+
+#include "rules/entry_attributes.h"
+#include "rules/trigger_condition.h"
+
+namespace fathom::rules {
+namespace {
+
+std::vector<const Trigger*> Triggers(const RuleSet& set) {
+  std::vector<const Trigger*> out;
+  for (const Rule& r : set.rules) out.push_back(&r.trigger);
+  return out;
+}
+
+}  // namespace
+
+Matcher::Matcher(const RuleSet& set, catalog::Catalog* catalog)
+    : set_(set), catalog_(catalog), index_(Triggers(set)) {}
+
+void Matcher::Match(const Event& event, int64_t now_ns, std::vector<size_t>& out) {
+  candidates_.clear();
+  index_.Candidates(event, candidates_);
+  if (candidates_.empty()) return;
+  EntryAttributes attributes(event, catalog_);
+  for (size_t r : candidates_) {
+    const Trigger& t = set_.rules[r].trigger;
+    if (MatchesCondition(t, event, attributes.Of(t.attributes), names_, now_ns)) out.push_back(r);
+  }
+}
+
+std::string Matcher::Explain(const Event& event, size_t rule, int64_t now_ns) {
+  std::string why = index_.Explain(rule, event);
+  if (!why.empty()) return why;
+  EntryAttributes attributes(event, catalog_);
+  const Trigger& t = set_.rules[rule].trigger;
+  MatchesCondition(t, event, attributes.Of(t.attributes), names_, now_ns, &why);
+  return why;
+}
+
+}  // namespace fathom::rules
