@@ -3,6 +3,7 @@
 #include "core/child_process.h"
 
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
@@ -116,6 +117,7 @@ Result<ChildExit> RunChild(const ChildSpec& spec) {
     signal(SIGPIPE, SIG_DFL);
     dup2(spec.input ? in_read.get() : null, STDIN_FILENO);
     dup2(STDERR_FILENO, STDOUT_FILENO);
+    close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);  // nothing but 0, 1 and 2 reaches the program
     if (spec.credentials) {
       const ChildCredentials& c = *spec.credentials;
       if (setgroups(c.groups.size(), c.groups.data()) != 0 || setgid(c.gid) != 0 || setuid(c.uid) != 0) {

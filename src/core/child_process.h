@@ -2,12 +2,13 @@
 //
 // Contract: argv is executed as given (no shell, no word splitting). The child's stdout and
 // stderr go to this process's stderr (a caller's own report on stdout stays clean); its stdin
-// is `input` through a pipe, or /dev/null. The environment is this process's plus `extra_env`
-// ("NAME=VALUE"), or, with `replace_env`, exactly `extra_env` (argv[0] without a '/' is then
-// looked up in that environment's PATH). With `credentials` the child drops to that user
-// (setgroups, setgid, setuid, in that order) before exec. Past `timeout_ns` the child (with
-// `own_process_group`, its whole process group) is killed with SIGKILL. The outcome is a value:
-// exit status, terminating signal, timed out, or the errno that prevented exec.
+// is `input` through a pipe, or /dev/null; no other descriptor of this process reaches it.
+// The environment is this process's plus `extra_env` ("NAME=VALUE"), or, with `replace_env`,
+// exactly `extra_env` (argv[0] without a '/' is then looked up in that environment's PATH).
+// With `credentials` the child drops to that user (setgroups, setgid, setuid, in that order)
+// before exec. Past `timeout_ns` the child (with `own_process_group`, its whole process group)
+// is killed with SIGKILL. The outcome is a value: exit status, terminating signal, timed out,
+// or the errno that prevented exec (or the change of user).
 //
 // Ownership: nothing is kept after the call. Threading: any thread; the call blocks until the
 // child ends. Only async-signal-safe calls happen between fork and exec.

@@ -9,73 +9,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <httplib.h>
-
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
-#include <map>
-#include <mutex>
-#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "rules/actions/action.h"
 #include "rules/actions/action_test_util.h"
+#include "support/http_receiver.h"
 #include "support/temp_dir.h"
 
 namespace fathom::rules {
 namespace {
 
 using testing::Delivery;
-
-// A webhook receiver on a loopback port: keeps every request to /hook and /elsewhere; /hook
-// answers `status` with `headers`.
-class Receiver {
- public:
-  Receiver() {
-    auto keep = [this](const httplib::Request& req, httplib::Response& res) {
-      std::lock_guard<std::mutex> lock(mu_);
-      requests_.push_back(req);
-      if (req.path == "/elsewhere") return;
-      res.status = status_;
-      for (const auto& [k, v] : headers_) res.set_header(k, v);
-    };
-    server_.Post("/hook", keep);
-    server_.Post("/elsewhere", keep);
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ~Receiver() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string url(const std::string& path = "/hook") const {
-    return "http://127.0.0.1:" + std::to_string(port_) + path;
-  }
-  int port() const { return port_; }
-  void Answer(int status, std::map<std::string, std::string> headers = {}) {
-    std::lock_guard<std::mutex> lock(mu_);
-    status_ = status;
-    headers_ = std::move(headers);
-  }
-  std::vector<httplib::Request> Requests() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return requests_;
-  }
-
- private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
-  std::mutex mu_;
-  int status_ = 204;
-  std::map<std::string, std::string> headers_;
-  std::vector<httplib::Request> requests_;
-};
 
 std::string Shell(const std::string& command) {
   std::string out;
@@ -108,7 +58,7 @@ class WebhookActionTest : public ::testing::Test {
   }
 
   fathom::testing::TempDir dir_;
-  Receiver hook_;
+  fathom::testing::HttpReceiver hook_{{"/hook", "/elsewhere"}};
   std::string secret_;
   WebhookAction action_;
 };
