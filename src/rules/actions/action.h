@@ -106,5 +106,8 @@ struct WebhookAction {
 // -> retry (Retry-After, in seconds or as an HTTP-date, gives retry_after_ns); 410 -> disable;
 // 3xx and other 4xx, a refused address, a bad URL or secret -> permanent.
 ActionOutcome RunWebhookAction(const WebhookAction& action, const DeliveryContext& context);
+// The configuration alone: an http:// or https:// URL and one or two secret files, each
+// readable and not accessible to group or others. The error names what is wrong.
+Status CheckWebhookAction(const WebhookAction& action);
 
 }  // namespace fathom::rules

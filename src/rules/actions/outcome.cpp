@@ -53,12 +53,16 @@ std::optional<int64_t> ParseRetryAfter(std::string_view value, int64_t now_ns) {
   if (ec == std::errc() && end == value.data() + value.size() && seconds >= 0) {
     return std::min<int64_t>(seconds, INT64_MAX / kSecond) * kSecond;
   }
-  std::tm tm{};
   const std::string text(value);
-  const char* rest = strptime(text.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  if (rest == nullptr || *rest != '\0') return std::nullopt;
-  const int64_t at_ns = static_cast<int64_t>(timegm(&tm)) * kSecond;
-  return std::max<int64_t>(0, at_ns - now_ns);
+  // IMF-fixdate, and the obsolete RFC 850 and asctime forms recipients must still accept.
+  for (const char* format : {"%a, %d %b %Y %H:%M:%S GMT", "%A, %d-%b-%y %H:%M:%S GMT", "%a %b %e %H:%M:%S %Y"}) {
+    std::tm tm{};
+    const char* rest = strptime(text.c_str(), format, &tm);
+    if (rest == nullptr || *rest != '\0') continue;
+    const int64_t at_ns = static_cast<int64_t>(timegm(&tm)) * kSecond;
+    return std::max<int64_t>(0, at_ns - now_ns);
+  }
+  return std::nullopt;
 }
 
 ActionOutcome WebhookOutcome(const HttpAnswer& answer, int64_t now_ns) {

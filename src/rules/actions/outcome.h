@@ -25,8 +25,9 @@ ActionOutcome CommandOutcome(const ChildExit& exit, const std::vector<int>& retr
 // A webhook's answer; `now_ns` turns a Retry-After HTTP-date into a delay.
 ActionOutcome WebhookOutcome(const HttpAnswer& answer, int64_t now_ns);
 
-// Retry-After (RFC 9110): delay-seconds, or an IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT");
-// a date in the past is a delay of 0. nullopt when the value is neither.
+// Retry-After (RFC 9110): delay-seconds, or an HTTP-date (IMF-fixdate "Sun, 06 Nov 1994
+// 08:49:37 GMT", or the obsolete RFC 850 and asctime forms); a date in the past is a delay of
+// 0. nullopt when the value is neither.
 std::optional<int64_t> ParseRetryAfter(std::string_view value, int64_t now_ns);
 
 }  // namespace fathom::rules

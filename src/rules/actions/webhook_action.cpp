@@ -1,6 +1,6 @@
 // webhook_action.cpp — RunWebhookAction: the secrets read, the Standard Webhooks headers
 // signed (core/webhook_signature.h), PostHttp (core/http_post.h) with every address checked
-// (address_check.h), and WebhookOutcome.
+// (address_check.h), and WebhookOutcome; CheckWebhookAction.
 #include "core/http_post.h"
 #include "core/webhook_signature.h"
 #include "rules/actions/action.h"
@@ -9,14 +9,32 @@
 #include "rules/actions/secret_file.h"
 
 namespace fathom::rules {
+namespace {
+
+Result<std::vector<std::string>> ReadSecrets(const WebhookAction& action) {
+  if (action.secret_files.empty() || action.secret_files.size() > 2) {
+    return Status::Error("a webhook needs one secret file, or two while a secret is rotated");
+  }
+  std::vector<std::string> secrets;
+  for (const std::string& file : action.secret_files) {
+    FATHOM_ASSIGN_OR_RETURN(std::string secret, ReadSecretFile(file));
+    secrets.push_back(std::move(secret));
+  }
+  return secrets;
+}
+
+}  // namespace
+
+Status CheckWebhookAction(const WebhookAction& action) {
+  if (!action.url.starts_with("http://") && !action.url.starts_with("https://")) {
+    return Status::Error("webhook URL \"" + action.url + "\": only http:// and https:// are supported");
+  }
+  return ReadSecrets(action).status();
+}
 
 ActionOutcome RunWebhookAction(const WebhookAction& action, const DeliveryContext& context) {
-  auto permanent = [](std::string message) -> ActionOutcome {
-    return {ActionOutcome::kPermanent, std::move(message), std::nullopt};
-  };
-  if (action.secret_files.empty() || action.secret_files.size() > 2) {
-    return permanent("a webhook needs one secret file, or two while a secret is rotated");
-  }
+  Result<std::vector<std::string>> secrets = ReadSecrets(action);
+  if (!secrets.ok()) return {ActionOutcome::kPermanent, secrets.status().message(), std::nullopt};
   HttpPost post;
   post.url = action.url;
   post.body = context.payload_json.empty() ? DeliveryPayload(context) : context.payload_json;
@@ -24,12 +42,11 @@ ActionOutcome RunWebhookAction(const WebhookAction& action, const DeliveryContex
   post.vet_address = [&action](const std::string& ip) {
     return CheckWebhookAddress(ip, action.allow_loopback, action.allow_private);
   };
+  // Standard Webhooks: one signature per secret, space-separated.
   const int64_t timestamp = NowNs() / 1'000'000'000;
   std::string signatures;
-  for (const std::string& file : action.secret_files) {
-    Result<std::string> secret = ReadSecretFile(file);
-    if (!secret.ok()) return permanent(secret.status().message());
-    signatures += (signatures.empty() ? "" : " ") + WebhookSignature(*secret, context.delivery_id, timestamp, post.body);
+  for (const std::string& secret : *secrets) {
+    signatures += (signatures.empty() ? "" : " ") + WebhookSignature(secret, context.delivery_id, timestamp, post.body);
   }
   post.headers = {"Content-Type: application/json", "User-Agent: fathom",
                   "webhook-id: " + context.delivery_id, "webhook-timestamp: " + std::to_string(timestamp),

@@ -94,6 +94,8 @@ TEST(OutcomeTest, RetryAfterInSecondsOrAsAnHttpDate) {
   EXPECT_EQ(ParseRetryAfter("7", now), 7'000'000'000);
   EXPECT_EQ(ParseRetryAfter(" 120 ", now), 120'000'000'000);
   EXPECT_EQ(ParseRetryAfter("Sun, 06 Nov 1994 08:50:07 GMT", now), 30'000'000'000);
+  EXPECT_EQ(ParseRetryAfter("Sunday, 06-Nov-94 08:50:07 GMT", now), 30'000'000'000);
+  EXPECT_EQ(ParseRetryAfter("Sun Nov  6 08:50:07 1994", now), 30'000'000'000);
   EXPECT_EQ(ParseRetryAfter("Sun, 06 Nov 1994 08:00:00 GMT", now), 0);
   EXPECT_EQ(ParseRetryAfter("soon", now), std::nullopt);
   EXPECT_EQ(ParseRetryAfter("-5", now), std::nullopt);

@@ -194,8 +194,16 @@ TEST_F(WebhookActionTest, ASecretFileOthersCanReadIsRefusedAndNeverShown) {
                              " has mode 0644: it must not be accessible to group or others (chmod 600 " + secret_ + ")");
   EXPECT_EQ(out.message.find("c2VjcmV0"), std::string::npos);
   EXPECT_TRUE(hook_.Requests().empty());
+  EXPECT_EQ(CheckWebhookAction(action_).message(), out.message);
+  ASSERT_EQ(chmod(secret_.c_str(), 0600), 0);
+  EXPECT_TRUE(CheckWebhookAction(action_).ok());
   action_.secret_files = {};
   EXPECT_EQ(Send().kind, ActionOutcome::kPermanent);
+  EXPECT_EQ(CheckWebhookAction(action_).message(), "a webhook needs one secret file, or two while a secret is rotated");
+  action_.secret_files = {secret_};
+  action_.url = "file:///etc/passwd";
+  EXPECT_EQ(CheckWebhookAction(action_).message(),
+            "webhook URL \"file:///etc/passwd\": only http:// and https:// are supported");
 }
 
 TEST_F(WebhookActionTest, HostileNamesArriveJsonEscapedWithTheirExactBytes) {
