@@ -1,21 +1,18 @@
-// alert_sinks.cpp — SendToLog, SendMail, SendWebhook (libcurl), WebhookSignature (OpenSSL).
+// alert_sinks.cpp — SendToLog, SendMail, SendWebhook (core/http_post.h, core/webhook_signature.h).
 #include "policy/alert_sinks.h"
 
-#include <curl/curl.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <ctime>
 #include <fstream>
 #include <map>
-#include <memory>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "core/http_post.h"
 #include "core/unique_fd.h"
 #include "policy/run_command.h"
 
@@ -61,33 +58,6 @@ std::string Listing(const std::vector<AlertEvent>& events) {
   return out.str();
 }
 
-std::string Base64(const unsigned char* data, size_t n) {
-  std::string out(4 * ((n + 2) / 3) + 1, '\0');
-  const int len = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(n));
-  out.resize(static_cast<size_t>(len));
-  return out;
-}
-
-std::string FromBase64(const std::string& text) {
-  std::string out(3 * (text.size() / 4) + 3, '\0');
-  const int len = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                  reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
-  if (len < 0) return {};
-  size_t padding = 0;
-  for (size_t i = text.size(); i > 0 && text[i - 1] == '='; --i) ++padding;
-  out.resize(static_cast<size_t>(len) - padding);
-  return out;
-}
-
-struct CurlDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
-};
-struct ListDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
-
-size_t Discard(char*, size_t size, size_t n, void*) { return size * n; }
-
 }  // namespace
 
 Status SendToLog(const std::string& file, const std::vector<AlertEvent>& events, int64_t now_ns) {
@@ -115,16 +85,6 @@ Status SendMail(const AlertSinks::Mail& mail, const std::vector<AlertEvent>& eve
   return Status::Ok();
 }
 
-std::string WebhookSignature(const std::string& secret, const std::string& id, int64_t timestamp, const std::string& body) {
-  const std::string key = secret.starts_with("whsec_") ? FromBase64(secret.substr(6)) : secret;
-  const std::string signed_text = id + "." + std::to_string(timestamp) + "." + body;
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(signed_text.data()),
-       signed_text.size(), mac, &len);
-  return "v1," + Base64(mac, len);
-}
-
 Status SendWebhook(const AlertSinks::Webhook& hook, const std::vector<AlertEvent>& events, int64_t now_ns) {
   nlohmann::json body = {{"type", "fathom.alerts"}, {"time", IsoTime(now_ns)}, {"summary", Summary(events)}};
   nlohmann::json& list = body["events"] = nlohmann::json::array();
@@ -134,38 +94,20 @@ Status SendWebhook(const AlertSinks::Webhook& hook, const std::vector<AlertEvent
   const std::string text = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   const int64_t timestamp = now_ns / 1'000'000'000;
   const std::string id = "msg_" + std::to_string(now_ns);
-  std::unique_ptr<curl_slist, ListDeleter> headers;
-  auto add = [&](const std::string& h) { headers.reset(curl_slist_append(headers.release(), h.c_str())); };
-  add("Content-Type: application/json");
-  add("webhook-id: " + id);
-  add("webhook-timestamp: " + std::to_string(timestamp));
+  HttpPost post{hook.url, text, {}, hook.timeout_ns, {}};
+  post.headers = {"Content-Type: application/json", "webhook-id: " + id, "webhook-timestamp: " + std::to_string(timestamp)};
   if (!hook.secret_file.empty()) {
     std::ifstream in(hook.secret_file);
     std::string secret;
     if (!in || !std::getline(in, secret) || secret.empty()) {
       return Status::Error("webhook: cannot read its secret from " + hook.secret_file);
     }
-    add("webhook-signature: " + WebhookSignature(secret, id, timestamp, text));
+    post.headers.push_back("webhook-signature: " + WebhookSignature(secret, id, timestamp, text));
   }
-  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
-  if (!curl) return Status::Error("webhook: cannot start libcurl");
-  char error[CURL_ERROR_SIZE] = {};
-  curl_easy_setopt(curl.get(), CURLOPT_URL, hook.url.c_str());
-  curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, text.c_str());
-  curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDSIZE, static_cast<long>(text.size()));
-  curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(hook.timeout_ns / 1'000'000));
-  curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl.get(), CURLOPT_ERRORBUFFER, error);
-  curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, &Discard);
-  const CURLcode rc = curl_easy_perform(curl.get());
-  if (rc != CURLE_OK) {
-    return Status::Error("webhook " + hook.url + ": " + (error[0] != '\0' ? error : curl_easy_strerror(rc)));
-  }
-  long code = 0;
-  curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &code);
-  if (code < 200 || code > 299) {
-    return Status::Error("webhook " + hook.url + ": the server answered HTTP " + std::to_string(code) +
+  const HttpAnswer answer = PostHttp(post);
+  if (answer.transport != HttpAnswer::kAnswered) return Status::Error("webhook " + hook.url + ": " + answer.error);
+  if (answer.status < 200 || answer.status > 299) {
+    return Status::Error("webhook " + hook.url + ": the server answered HTTP " + std::to_string(answer.status) +
                          " (only 2xx counts as delivered)");
   }
   return Status::Ok();

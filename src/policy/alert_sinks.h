@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/webhook_signature.h"
 #include "fathom/policy.h"
 
 namespace fathom::policy {
@@ -21,8 +22,7 @@ Status SendToLog(const std::string& file, const std::vector<AlertEvent>& events,
 Status SendMail(const AlertSinks::Mail& mail, const std::vector<AlertEvent>& events, int64_t now_ns);
 Status SendWebhook(const AlertSinks::Webhook& hook, const std::vector<AlertEvent>& events, int64_t now_ns);
 
-// The Standard Webhooks signature of `body` for message `id` at `timestamp` (seconds) with
-// `secret` (raw bytes, or "whsec_" and base64): "v1,BASE64".
-std::string WebhookSignature(const std::string& secret, const std::string& id, int64_t timestamp, const std::string& body);
+// The Standard Webhooks signature (core/webhook_signature.h).
+using fathom::WebhookSignature;
 
 }  // namespace fathom::policy

@@ -28,6 +28,7 @@
 #include "policy/alert_sinks.h"
 #include "policy/scan_into.h"
 #include "support/fs_ops.h"
+#include "support/http_receiver.h"
 #include "support/temp_dir.h"
 
 namespace fathom::policy {
@@ -46,41 +47,7 @@ int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// A webhook receiver on a loopback port: keeps every request; answers `status`.
-class Receiver {
- public:
-  Receiver() {
-    server_.Post("/hook", [this](const httplib::Request& req, httplib::Response& res) {
-      std::lock_guard<std::mutex> lock(mu_);
-      requests_.push_back(req);
-      res.status = status_;
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ~Receiver() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/hook"; }
-  void Answer(int status) {
-    std::lock_guard<std::mutex> lock(mu_);
-    status_ = status;
-  }
-  std::vector<httplib::Request> Requests() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return requests_;
-  }
-
- private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
-  std::mutex mu_;
-  int status_ = 204;
-  std::vector<httplib::Request> requests_;
-};
+using Receiver = testing::HttpReceiver;
 
 class AlertTest : public ::testing::Test {
  protected:
