@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -19,6 +20,25 @@ namespace fathom::rules {
 namespace {
 
 using policy::YamlText;
+
+// A node as text that does not depend on how it was written (flow or block style, quotes,
+// comments, the order of keys): what a rule's version is made from.
+std::string Canonical(const YAML::Node& n) {
+  if (n.IsMap()) {
+    std::map<std::string, std::string> members;
+    for (const auto& item : n) members[item.first.as<std::string>()] = Canonical(item.second);
+    std::string out = "{";
+    for (const auto& [k, v] : members) out += std::to_string(k.size()) + ":" + k + "=" + v + ";";
+    return out + "}";
+  }
+  if (n.IsSequence()) {
+    std::string out = "[";
+    for (const YAML::Node& x : n) out += Canonical(x) + ";";
+    return out + "]";
+  }
+  if (n.IsScalar()) return std::to_string(n.Scalar().size()) + ":" + n.Scalar();
+  return "~";
+}
 
 class RuleSetLoader {
  public:
@@ -168,6 +188,7 @@ class RuleSetLoader {
     bool attributes_given = false;
     std::optional<uid_t> run_as;
     YAML::Node action;
+    bool has_action = false;
     for (const auto& item : r) {
       const std::string key = item.first.as<std::string>();
       const YAML::Node& v = item.second;
@@ -206,6 +227,7 @@ class RuleSetLoader {
         FATHOM_RETURN_IF_ERROR(ParseBatch(v, what, rule.coalescing));
       } else if (key == "action") {
         action = v;
+        has_action = true;
       } else if (key == "retry") {
         FATHOM_RETURN_IF_ERROR(ParseRetry(v, what, rule.retry));
       } else if (key == "concurrency") {
@@ -221,14 +243,14 @@ class RuleSetLoader {
     if (!attributes_given && rule.trigger.condition && rule.trigger.condition->NeedsAttributes()) {
       rule.trigger.attributes = AttributeSource::kLive;
     }
-    if (!action) return Fail(r, what + ": no action: give action: {command: [...]} or action: {webhook: URL}");
+    if (!has_action) return Fail(r, what + ": no action: give action: {command: [...]} or action: {webhook: URL}");
     FATHOM_ASSIGN_OR_RETURN(rule.action, ParseAction(action, what));
     if (run_as) {
       auto* command = std::get_if<CommandAction>(&rule.action);
       if (command == nullptr) return Fail(r, what + ", run_as: only a command runs as a user");
       command->run_as_uid = *run_as;
     }
-    rule.version = DeliveryId("rule version", YAML::Dump(r), {}).substr(3);
+    rule.version = DeliveryId("rule version", Canonical(r), {}).substr(3);
     return rule;
   }
 
@@ -269,7 +291,8 @@ class RuleSetLoader {
     return Status::Ok();
   }
 
-  Result<std::variant<CommandAction, WebhookAction>> ParseAction(const YAML::Node& v, const std::string& rule) const {
+  using Action = std::variant<CommandAction, WebhookAction>;
+  Result<Action> ParseAction(const YAML::Node& v, const std::string& rule) const {
     const std::string what = rule + ", action";
     if (!v.IsMap()) return Fail(v, what + ": expected {command: [...]} or {webhook: URL}");
     if (v["command"] && v["webhook"]) return Fail(v, what + ": give command or webhook, not both");
@@ -309,7 +332,7 @@ class RuleSetLoader {
                                       "' for a command (expected command, timeout, retry_exit_codes, allow_root)");
         }
       }
-      return c;
+      return Action(std::move(c));
     }
     if (v["webhook"]) {
       WebhookAction w;
@@ -338,7 +361,7 @@ class RuleSetLoader {
                                       "allow_loopback, allow_private)");
         }
       }
-      return w;
+      return Action(std::move(w));
     }
     return Fail(v, what + ": expected {command: [...]} or {webhook: URL}");
   }

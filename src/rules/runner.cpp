@@ -16,6 +16,12 @@ Runner::Runner(const RuleSet& set, Outbox& outbox, catalog::Catalog* catalog, Ru
 
 Status Runner::Run(catalog::EventFeed& feed, const std::atomic<bool>& stop) {
   auto clock = [&] { return options_.clock ? options_.clock() : NowNs(); };
+  for (const Rule& r : set_.rules) {
+    if (const auto* hook = std::get_if<WebhookAction>(&r.action)) {
+      Status s = CheckWebhookAction(*hook);
+      if (!s.ok()) return Status::Error(set_.source + ": rule " + r.name + ": " + s.message());
+    }
+  }
   std::vector<Coalescing> coalescing;
   for (const Rule& r : set_.rules) coalescing.push_back(r.coalescing);
   Coalescer coalescer(std::move(coalescing));

@@ -110,28 +110,28 @@ TEST(RuleSetTest, ErrorsNameTheLineTheColumnAndTheFix) {
   EXPECT_EQ(Error("rules:\n  - {path: /x/**, action: {command: [/bin/true]}}\n"),
             "rules.yaml: line 2, column 5: a rule needs a name: of letters, digits, '_', '-' and '.'");
   EXPECT_EQ(Error("rules:\n  - {name: r, kinds: [CREAT], action: {command: [/bin/true]}}\n"),
-            "rules.yaml: line 2, column 23: rule r, kinds: unknown kind 'CREAT' (expected CREATE, MODIFY, ATTRIB, "
+            "rules.yaml: line 2, column 22: rule r, kinds: unknown kind 'CREAT' (expected CREATE, MODIFY, ATTRIB, "
             "CLOSE_WRITE, MOVED_FROM, MOVED_TO, DELETE, DELETE_SELF, MOVE_SELF, ACCESS, OPEN, CLOSE_NOWRITE, "
             "OVERFLOW, CLOSE, MOVE)");
   EXPECT_EQ(Error("rules:\n  - {name: r, path: '*.h5', action: {command: [/bin/true]}}\n"),
-            "rules.yaml: line 2, column 22: rule r, path: path glob '*.h5' is relative: events carry absolute "
+            "rules.yaml: line 2, column 21: rule r, path: path glob '*.h5' is relative: events carry absolute "
             "paths; write /DIR/*.h5 or **/*.h5");
   EXPECT_EQ(Error("rules:\n  - {name: r, settle: 5 sec, action: {command: [/bin/true]}}\n"),
-            "rules.yaml: line 2, column 24: rule r, settle: expected a duration (e.g. 5s, 10min, 1h)");
+            "rules.yaml: line 2, column 23: rule r, settle: expected a duration (e.g. 5s, 10min, 1h)");
   EXPECT_EQ(Error("rules:\n  - {name: r, condition: 'size >> 1', action: {command: [/bin/true]}}\n").substr(0, 42),
-            "rules.yaml: line 2, column 35: rule r: ");
+            "rules.yaml, rule r: line 2, column 33: fou");
   EXPECT_EQ(Error("rules:\n  - {name: r}\n"),
             "rules.yaml: line 2, column 5: rule r: no action: give action: {command: [...]} or action: {webhook: URL}");
   EXPECT_EQ(Error("rules:\n  - {name: r, action: {command: ingest}}\n"),
-            "rules.yaml: line 2, column 34: rule r, action, command: expected the program and its arguments as a "
+            "rules.yaml: line 2, column 33: rule r, action, command: expected the program and its arguments as a "
             "list, e.g. [/usr/local/bin/ingest, --file, '{path}'] (no shell runs it)");
   EXPECT_EQ(Error("rules:\n  - {name: r, action: {command: [ingest, '{path}']}}\n"),
-            "rules.yaml: line 2, column 34: rule r, action, command: the program must be an absolute path (a rule's "
+            "rules.yaml: line 2, column 33: rule r, action, command: the program must be an absolute path (a rule's "
             "command runs with a minimal PATH): write /usr/bin/ingest or the program's path");
   EXPECT_EQ(Error("rules:\n  - {name: r, action: {webhook: 'ftp://x'}}\n"),
-            "rules.yaml: line 2, column 34: rule r, action, webhook: 'ftp://x' is not an http:// or https:// URL");
+            "rules.yaml: line 2, column 33: rule r, action, webhook: 'ftp://x' is not an http:// or https:// URL");
   EXPECT_EQ(Error("rules:\n  - {name: r, run_as: nosuchuser1, action: {command: [/bin/true]}}\n"),
-            "rules.yaml: line 2, column 24: rule r, run_as: no user 'nosuchuser1' on this system");
+            "rules.yaml: line 2, column 23: rule r, run_as: no user 'nosuchuser1' on this system");
   EXPECT_EQ(Error("rules:\n  - {name: r, attributes: catalog, action: {command: [/bin/true]}}\n"),
             "rules.yaml: rule r reads attributes from the catalog, and no catalog is given: add catalog: URI");
   EXPECT_EQ(Error("rules:\n  - {name: r, action: {command: [/bin/true]}}\n  - {name: r, action: {command: [/bin/true]}}\n"),
