@@ -82,7 +82,9 @@ std::vector<std::string> ExpandArgv(const std::vector<std::string>& argv, const 
 // Runs the command with the payload on stdin and an environment of exactly PATH=/usr/local/bin:
 // /usr/bin:/bin, LANG=C.UTF-8, HOME (of the user it runs as), FATHOM_DELIVERY_ID,
 // FATHOM_ATTEMPT and FATHOM_RULE. Its stdout and stderr go to the runner's stderr. With
-// run_as_uid the child calls setgroups, setgid and setuid before exec. Outcome: exit 0 ->
+// run_as_uid the child calls setgroups (the user's groups), setgid (run_as_gid, else the
+// user's primary group) and setuid before exec; uid 0 is refused (permanent) unless
+// allow_root, and a failure to change user is "cannot run X as uid N: ...". Outcome: exit 0 ->
 // success; an exit code in retry_exit_codes or the time limit -> retry; any other exit, a
 // signal, a command that cannot start -> permanent. Messages: "exit 0", "exit 3",
 // "killed by signal 9", "timed out after 10 s", "cannot run X: No such file or directory".

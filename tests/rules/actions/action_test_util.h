@@ -1,6 +1,6 @@
 // action_test_util.h — what the action tests share: a file's content, this process's stderr
 // captured while a command runs (a command's stdout goes there), and a delivery of events at
-// given paths.
+// given paths. CaptureStderr redirects the whole process's fd 2: one test thread at a time.
 #pragma once
 
 #include <fcntl.h>
