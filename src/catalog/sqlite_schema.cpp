@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "store/store_files.h"
+#include "store/sqlite_file_open.h"
 
 namespace fathom::catalog {
 namespace {
@@ -172,38 +172,9 @@ const store::SqliteFileKind kCatalogFile = {
 };
 
 Result<store::Connection> OpenSqliteCatalog(const std::string& path, bool read_only) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) {
-      return Status::Error(path + " is a directory, not a fathom catalog: give the catalog's file");
-    }
-  } else if (read_only) {
-    return Status::Error("no catalog at " + path + ": create it with a scan first",
-                         std::error_code(errno, std::generic_category()));
-  }
-  int flags = SQLITE_OPEN_NOMUTEX |
-              (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  // A reader where no -shm file exists nor can be created (read-only media): with no writer
-  // (it would keep one) and nothing in the WAL, the main file is the whole catalog, read as
-  // immutable; with frames in the WAL it cannot be read there.
-  std::string_view uri_query;
-  if (read_only) {
-    const store::StoreFiles files = store::ProbeStoreFiles(path);
-    if (!files.shm_exists && files.create_errno != 0) {
-      if (files.WalHoldsFrames()) {
-        return Status::Error(
-            "cannot read catalog " + path + ": its newest changes are still in " + path +
-                "-wal, and reading them needs " + path +
-                "-shm beside it, which is absent and cannot be created (" +
-                std::strerror(files.create_errno) + "); copy " + path + " and " + path +
-                "-wal together to writable storage and read the copy",
-            std::error_code(files.create_errno, std::generic_category()));
-      }
-      uri_query = "immutable=1";
-    }
-  }
-  FATHOM_ASSIGN_OR_RETURN(store::Connection db, store::Connection::Open(path, flags, kBusyTimeoutMs,
-                                                                        uri_query, kCatalogFile));
+  FATHOM_ASSIGN_OR_RETURN(store::Connection db,
+                          store::OpenSqliteFile(path, read_only, kBusyTimeoutMs, kCatalogFile, "a fathom catalog",
+                                                "create it with a scan first"));
   FATHOM_RETURN_IF_ERROR(CheckIdentity(db, read_only).status());
   if (!read_only) FATHOM_RETURN_IF_ERROR(PrepareWriter(db));
   // A reader reads pages in place (memory-mapped, up to SQLite's limit) rather than copied by

@@ -14,6 +14,8 @@ std::string Base64(const unsigned char* data, size_t n) {
   return out;
 }
 
+}  // namespace
+
 std::string FromBase64(const std::string& text) {
   std::string out(3 * (text.size() / 4) + 3, '\0');
   const int len = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
@@ -24,8 +26,6 @@ std::string FromBase64(const std::string& text) {
   out.resize(static_cast<size_t>(len) - padding);
   return out;
 }
-
-}  // namespace
 
 std::string WebhookSignature(const std::string& secret, const std::string& id, int64_t timestamp, const std::string& body) {
   const std::string key = secret.starts_with("whsec_") ? FromBase64(secret.substr(6)) : secret;

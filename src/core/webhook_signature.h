@@ -11,6 +11,9 @@ namespace fathom {
 
 // The Standard Webhooks signature of `body` for message `id` at `timestamp` (seconds) with
 // `secret` (raw bytes, or "whsec_" and base64): "v1,BASE64".
+// The bytes `text` encodes in base64 (padding included); "" when it is not base64.
+std::string FromBase64(const std::string& text);
+
 std::string WebhookSignature(const std::string& secret, const std::string& id, int64_t timestamp, const std::string& body);
 
 }  // namespace fathom

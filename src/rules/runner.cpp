@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "rules/coalescer.h"
-#include "rules/event_json.h"
+#include "rules/actions/event_json.h"
 #include "rules/matcher.h"
 #include "rules/workers.h"
 

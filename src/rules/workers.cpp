@@ -3,7 +3,7 @@
 
 #include <chrono>
 
-#include "rules/event_json.h"
+#include "rules/actions/event_json.h"
 
 namespace fathom::rules {
 namespace {

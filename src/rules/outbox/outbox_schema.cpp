@@ -19,7 +19,7 @@
 
 #include "catalog/sqlite_schema.h"
 #include "rules/outbox/outbox_state.h"
-#include "store/store_files.h"
+#include "store/sqlite_file_open.h"
 
 namespace fathom::rules {
 namespace {
@@ -126,35 +126,9 @@ const store::SqliteFileKind kOutboxFile = {
 };
 
 Result<store::Connection> OpenOutboxDb(const std::string& path, bool read_only, int busy_timeout_ms) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) {
-      return Status::Error(path + " is a directory, not a rules outbox: give the outbox's file");
-    }
-  } else if (read_only) {
-    return Status::Error("no rules outbox at " + path + ": it is made by the rules' runner when it starts",
-                         std::error_code(errno, std::generic_category()));
-  }
-  const int flags = SQLITE_OPEN_NOMUTEX | (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  // A reader where no -shm file exists nor can be created (read-only media): with nothing in
-  // the WAL the main file is the whole outbox, read as immutable.
-  std::string_view uri_query;
-  if (read_only) {
-    const store::StoreFiles files = store::ProbeStoreFiles(path);
-    if (!files.shm_exists && files.create_errno != 0) {
-      if (files.WalHoldsFrames()) {
-        return Status::Error("cannot read rules outbox " + path + ": its newest changes are still in " + path +
-                                 "-wal, and reading them needs " + path +
-                                 "-shm beside it, which is absent and cannot be created (" +
-                                 std::strerror(files.create_errno) + "); copy " + path + " and " + path +
-                                 "-wal together to writable storage and read the copy",
-                             std::error_code(files.create_errno, std::generic_category()));
-      }
-      uri_query = "immutable=1";
-    }
-  }
   FATHOM_ASSIGN_OR_RETURN(store::Connection db,
-                          store::Connection::Open(path, flags, busy_timeout_ms, uri_query, kOutboxFile));
+                          store::OpenSqliteFile(path, read_only, busy_timeout_ms, kOutboxFile, "a rules outbox",
+                                                "it is made by the rules' runner when it starts"));
   FATHOM_RETURN_IF_ERROR(CheckIdentity(db, read_only));
   if (!read_only) FATHOM_RETURN_IF_ERROR(PrepareWriter(db));
   return db;

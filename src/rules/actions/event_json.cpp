@@ -1,11 +1,10 @@
 // event_json.cpp — AppendEventJson, EventsJson, ParseEventsJson.
-#include "rules/event_json.h"
-
-#include <openssl/evp.h>
+#include "rules/actions/event_json.h"
 
 #include <charconv>
 #include <nlohmann/json.hpp>
 
+#include "core/webhook_signature.h"
 #include "fathom/format.h"
 
 namespace fathom::rules {
@@ -21,20 +20,14 @@ void AppendNumber(const char* key, T value, std::string& out) {
   out.append(buf, end);
 }
 
-Result<std::string> FromBase64(const std::string& text, const std::string& what) {
-  std::string out(text.size() / 4 * 3 + 3, '\0');
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
-  if (n < 0 || text.size() % 4 != 0) return Status::Error(what + ": not base64");
-  size_t padding = 0;
-  for (size_t i = text.size(); i > 0 && text[i - 1] == '=' && padding < 2; --i) ++padding;
-  out.resize(static_cast<size_t>(n) - padding);
-  return out;
-}
-
 // `member` of `o`, or its exact bytes from `member`_b64 when given.
 Result<std::string> Text(const nlohmann::json& o, const std::string& member) {
-  if (auto b64 = o.find(member + "_b64"); b64 != o.end()) return FromBase64(b64->get<std::string>(), member + "_b64");
+  if (auto b64 = o.find(member + "_b64"); b64 != o.end() && b64->is_string()) {
+    const std::string text = b64->get<std::string>();
+    std::string bytes = FromBase64(text);
+    if (bytes.empty() && !text.empty()) return Status::Error("'" + member + "_b64' is not base64");
+    return bytes;
+  }
   auto it = o.find(member);
   if (it == o.end() || !it->is_string()) return Status::Error("no text '" + member + "'");
   return it->get<std::string>();
