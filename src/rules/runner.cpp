@@ -37,9 +37,7 @@ Status Runner::Run(catalog::EventFeed& feed, const std::atomic<bool>& stop) {
   Status failed;
   while (!stop.load()) {
     // Back-pressure: no reading while the actions are far behind.
-    FATHOM_ASSIGN_OR_RETURN(std::vector<Outbox::RuleCounts> counts, outbox_.Counts());
-    uint64_t unfinished = 0;
-    for (const auto& c : counts) unfinished += c.pending + c.running;
+    FATHOM_ASSIGN_OR_RETURN(uint64_t unfinished, outbox_.Unfinished());
     if (unfinished >= options_.max_unfinished) {
       std::this_thread::sleep_for(options_.wait);
       continue;
@@ -84,10 +82,8 @@ Status Runner::Run(catalog::EventFeed& feed, const std::atomic<bool>& stop) {
       workers.Wake();
     }
     if (options_.until_idle && batch.events.empty() && coalescer.held() == 0) {
-      bool idle = workers.running() == 0;
-      FATHOM_ASSIGN_OR_RETURN(std::vector<Outbox::RuleCounts> after, outbox_.Counts());
-      for (const auto& c : after) idle = idle && c.pending == 0 && c.running == 0;
-      if (idle) break;
+      FATHOM_ASSIGN_OR_RETURN(uint64_t left, outbox_.Unfinished());
+      if (left == 0 && workers.running() == 0) break;
     }
   }
   workers.Stop();

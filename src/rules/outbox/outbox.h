@@ -173,6 +173,9 @@ class Outbox {
     uint64_t last_event = 0;  // the highest event id of its deliveries
     std::string last_result;  // the last outcome recorded for the rule
   };
+  // How many deliveries are pending or running: what the runner has still to start or end
+  // (through the index of unfinished deliveries; waiting ones are not counted).
+  Result<uint64_t> Unfinished();
   // One entry per rule with deliveries, by rule name.
   Result<std::vector<RuleCounts>> Counts();
   // The deliveries of `rule` (all rules when empty) in `state` (any when empty), newest

@@ -22,6 +22,14 @@ std::optional<DeliveryState> StateFromName(std::string_view name) {
   return std::nullopt;
 }
 
+Result<uint64_t> Outbox::Unfinished() {
+  std::lock_guard lock(s_->mu);
+  FATHOM_ASSIGN_OR_RETURN(int64_t n, s_->db.QueryInt("SELECT count(*) FROM deliveries INDEXED BY deliveries_open"
+                                                     " WHERE state < 3 AND state != 2",
+                                                     "counting unfinished deliveries"));
+  return static_cast<uint64_t>(n);
+}
+
 Result<std::vector<Outbox::RuleCounts>> Outbox::Counts() {
   std::lock_guard lock(s_->mu);
   const std::string_view what = "counting deliveries";

@@ -379,6 +379,8 @@ TEST(OutboxTest, CountsAndListsAreExactPerRuleAndState) {
   EXPECT_EQ(b.running + b.waiting + b.succeeded + b.dead + b.retried, 0u);
   EXPECT_EQ(b.last_event, 19u);
   EXPECT_EQ(b.last_result, "");
+  // Pending (2 of a, 3 of b) and running (1 of a); not waiting, succeeded or dead.
+  EXPECT_EQ(outbox->Unfinished().value(), 6u);
 
   std::vector<uint64_t> seqs;
   ASSERT_TRUE(outbox->List("a", DeliveryState::kPending, 0, [&](const Delivery& d) {
