@@ -85,10 +85,12 @@ class RulesCommandTest : public ::testing::Test {
 
   std::string Raw() const { return dir_ / "lab/raw"; }
 
-  void WriteRules(const std::string& action) {
+  // `lease`: how long a killed runner's deliveries stay its own.
+  void WriteRules(const std::string& action, const std::string& lease = "1min") {
     rules_ = dir_ / "rules.yaml";
     std::ofstream(rules_) << "outbox: " << outbox_ << "\n"
                           << "concurrency: 4\n"
+                          << "lease: " << lease << "\n"
                           << "rules:\n"
                           << "  - name: h5\n"
                           << "    kinds: [CLOSE_WRITE]\n"
@@ -146,7 +148,7 @@ TEST_F(RulesCommandTest, EveryMatchingEventsActionRunsOnceWhenNothingFails) {
 TEST_F(RulesCommandTest, ARunnerKilledAtRandomRunsEveryActionAtLeastOnceRepeatsRecognisableById) {
   const size_t files = 3000;
   WriteEvents(files);
-  WriteRules("{command: [" + script_ + ", '{path}']}");
+  WriteRules("{command: [" + script_ + ", '{path}']}", "2s");
   std::mt19937 rng(20261125);
   for (int kill = 0; kill < 8; ++kill) {
     testing::Subprocess runner({testing::FathomBinary(), "rules", "run", "--config", rules_, "--store", store_});
