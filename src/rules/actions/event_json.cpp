@@ -2,6 +2,7 @@
 #include "rules/actions/event_json.h"
 
 #include <charconv>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "core/webhook_signature.h"
@@ -82,9 +83,18 @@ Result<std::vector<Event>> ParseEventsJson(std::string_view json) {
     if (!o.is_object() || !o.contains("id") || !o["id"].is_number_unsigned()) return fail("no id");
     Event e;
     e.id = o["id"].get<uint64_t>();
-    e.ts_ns = o.value("ts_ns", int64_t{0});
-    e.cookie = o.value("cookie", uint32_t{0});
-    e.source = o.value("source", std::string());
+    if (auto ts = o.find("ts_ns"); ts != o.end()) {
+      if (!ts->is_number_integer()) return fail("ts_ns is not a whole number");
+      e.ts_ns = ts->get<int64_t>();
+    }
+    if (auto cookie = o.find("cookie"); cookie != o.end()) {
+      if (!cookie->is_number_unsigned() || cookie->get<uint64_t>() > UINT32_MAX) return fail("cookie is not a 32-bit count");
+      e.cookie = cookie->get<uint32_t>();
+    }
+    if (auto source = o.find("source"); source != o.end()) {
+      if (!source->is_string()) return fail("source is not text");
+      e.source = source->get<std::string>();
+    }
     if (!o.contains("kinds") || !o["kinds"].is_array()) return fail("no kinds");
     for (const auto& k : o["kinds"]) {
       if (k == "ISDIR") {
@@ -101,7 +111,10 @@ Result<std::vector<Event>> ParseEventsJson(std::string_view json) {
     auto root = Text(o, "root");
     if (!root.ok()) return fail(root.status().message());
     e.root = std::move(*root);
-    if (auto a = o.find("attrs"); a != o.end()) e.attrs = a->dump();
+    if (auto a = o.find("attrs"); a != o.end()) {
+      if (!a->is_object()) return fail("attrs is not an object");
+      if (!a->empty()) e.attrs = a->dump();
+    }
     events.push_back(std::move(e));
   }
   return events;
