@@ -90,13 +90,13 @@ void Condition::Narrow(catalog::Selection& selection, int64_t now_ns) const {
 }
 
 bool Condition::NeedsAttributes() const {
-  std::vector<const Node*> todo{root_.get()};
-  while (!todo.empty()) {
-    const Node* n = todo.back();
-    todo.pop_back();
+  std::vector<const Node*> stack{root_.get()};
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
     if (n->kind != Node::Kind::kCompare) {
-      if (n->left) todo.push_back(n->left.get());
-      if (n->right) todo.push_back(n->right.get());
+      if (n->left) stack.push_back(n->left.get());
+      if (n->right) stack.push_back(n->right.get());
       continue;
     }
     switch (n->criterion->criterion) {
