@@ -1,4 +1,5 @@
-// alert_sinks.cpp — SendToLog, SendMail, SendWebhook (core/http_post.h, core/webhook_signature.h).
+// alert_sinks.cpp — SendToLog, SendMail (core/mail_message.h), SendWebhook (core/http_post.h,
+// core/webhook_signature.h).
 #include "policy/alert_sinks.h"
 
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/http_post.h"
+#include "core/mail_message.h"
 #include "core/unique_fd.h"
 #include "policy/run_command.h"
 
@@ -75,12 +77,12 @@ Status SendToLog(const std::string& file, const std::vector<AlertEvent>& events,
 }
 
 Status SendMail(const AlertSinks::Mail& mail, const std::vector<AlertEvent>& events, int64_t now_ns) {
-  std::string to;
-  for (const std::string& a : mail.to) to += (to.empty() ? "" : ", ") + a;
-  const std::string message = "To: " + to + "\nFrom: " + mail.from + "\nSubject: fathom: " + Summary(events) +
-                              "\nContent-Type: text/plain; charset=utf-8\n\nAt " + IsoTime(now_ns) + ":\n\n" +
-                              Listing(events);
-  Status sent = RunCommand({mail.sendmail, "-t", "-oi"}, 60'000'000'000, {}, message);
+  MailMessage message;
+  message.to = mail.to;
+  message.from = mail.from;
+  message.subject = "fathom: " + Summary(events);
+  message.body = "At " + IsoTime(now_ns) + ":\n\n" + Listing(events);
+  Status sent = RunCommand(SendmailArgv(mail.sendmail), 60'000'000'000, {}, MailText(message));
   if (!sent.ok()) return Status::Error("mail: " + sent.message());
   return Status::Ok();
 }

@@ -2,17 +2,15 @@
 #include "policy/perform.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <array>
 #include <cerrno>
 #include <cstring>
-#include <memory>
 #include <vector>
 
+#include "core/file_copy.h"
 #include "policy/run_command.h"
 
 namespace fathom::policy {
@@ -29,15 +27,6 @@ Status CheckIdentity(LiveEntry& e, const JournalAction& r) {
   FATHOM_RETURN_IF_ERROR(Restat(e));
   if (e.absent != LiveEntry::Absent::kNo) return Status::Error(e.path + " is gone");
   if (!SameObject(e.st, r)) return Status::Error(e.path + " is now another object");
-  return Status::Ok();
-}
-
-// mkdir -p of the directories above `path` (mode 0700: a trash holds other users' data).
-Status MakeParents(const std::string& path) {
-  for (size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1)) {
-    const std::string dir = path.substr(0, slash);
-    if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return Errno("cannot make directory " + dir);
-  }
   return Status::Ok();
 }
 
@@ -61,88 +50,19 @@ std::string Replaced(std::string arg, const JournalAction& r) {
   return arg;
 }
 
-struct DigestDeleter {
-  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-};
-
-class Sha256 {
- public:
-  Sha256() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr); }
-  void Add(const char* data, size_t n) { EVP_DigestUpdate(ctx_.get(), data, n); }
-  std::string Hex() {
-    std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
-    unsigned int len = 0;
-    EVP_DigestFinal_ex(ctx_.get(), md.data(), &len);
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < len; ++i) {
-      out += kHex[md[i] >> 4];
-      out += kHex[md[i] & 15];
-    }
-    return out;
-  }
-
- private:
-  std::unique_ptr<EVP_MD_CTX, DigestDeleter> ctx_;
-};
-
-Result<std::string> HashOf(int fd, const std::string& path) {
-  Sha256 sha;
-  std::vector<char> buf(1 << 20);
-  for (;;) {
-    const ssize_t n = read(fd, buf.data(), buf.size());
-    if (n < 0) return Errno("cannot read " + path);
-    if (n == 0) break;
-    sha.Add(buf.data(), static_cast<size_t>(n));
-  }
-  return sha.Hex();
-}
-
 Result<std::string> Copy(LiveEntry& e, const JournalAction& r, bool verify) {
   if (!S_ISREG(e.st.st_mode)) return Status::Error(e.path + " is not a regular file: copy takes regular files");
   UniqueFd in(openat(e.parent.get(), e.name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (!in.valid()) return Errno("cannot open " + e.path);
-  struct stat st {};
-  if (fstat(in.get(), &st) != 0) return Errno("cannot read the attributes of " + e.path);
-  if (!SameObject(st, r)) return Status::Error(e.path + " is now another object");
-  FATHOM_RETURN_IF_ERROR(MakeParents(r.destination));
-  const std::string tmp = r.destination + ".fathom-copy";
-  UniqueFd out(open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, st.st_mode & 07777));
-  if (!out.valid()) return Errno("cannot create " + tmp);
-  auto fail = [&](Status s) -> Result<std::string> {
-    unlink(tmp.c_str());
-    return s;
-  };
-  Sha256 sha;
-  std::vector<char> buf(1 << 20);
-  for (;;) {
-    const ssize_t n = read(in.get(), buf.data(), buf.size());
-    if (n < 0) return fail(Errno("cannot read " + e.path));
-    if (n == 0) break;
-    sha.Add(buf.data(), static_cast<size_t>(n));
-    for (ssize_t done = 0; done < n;) {
-      const ssize_t w = write(out.get(), buf.data() + done, static_cast<size_t>(n - done));
-      if (w < 0) return fail(Errno("cannot write " + tmp));
-      done += w;
-    }
-  }
-  const std::string read_hash = sha.Hex();
-  if (fchown(out.get(), st.st_uid, st.st_gid) != 0 && errno != EPERM) return fail(Errno("cannot set the owner of " + tmp));
-  const timespec times[2] = {st.st_atim, st.st_mtim};
-  if (futimens(out.get(), times) != 0) return fail(Errno("cannot set the times of " + tmp));
-  if (fsync(out.get()) != 0) return fail(Errno("cannot write " + tmp));
-  if (verify) {
-    UniqueFd check(open(tmp.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-    if (!check.valid()) return fail(Errno("cannot read back " + tmp));
-    auto written = HashOf(check.get(), tmp);
-    if (!written.ok()) return fail(written.status());
-    if (*written != read_hash) {
-      return fail(Status::Error("the copy of " + e.path + " differs from what was read (sha256 " + *written +
-                                " != " + read_hash + "): not kept"));
-    }
-  }
-  if (rename(tmp.c_str(), r.destination.c_str()) != 0) return fail(Errno("cannot rename " + tmp));
-  return "sha256:" + read_hash;
+  FileCopy copy;
+  copy.source_fd = in.get();
+  if (fstat(in.get(), &copy.source_stat) != 0) return Errno("cannot read the attributes of " + e.path);
+  if (!SameObject(copy.source_stat, r)) return Status::Error(e.path + " is now another object");
+  copy.source = e.path;
+  copy.destination = r.destination;
+  copy.verify = verify;
+  FATHOM_ASSIGN_OR_RETURN(CopiedFile copied, CopyFileVerified(copy));
+  return "sha256:" + copied.sha256;
 }
 
 }  // namespace
@@ -161,9 +81,7 @@ std::string_view ActionName(Action::Kind kind) {
 
 std::string DestinationOf(const Action& action, const std::string& path) {
   if (action.kind != Action::Kind::kMove && action.kind != Action::Kind::kCopy) return {};
-  std::string dir = action.destination;
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  const std::string base = (dir == "/" ? "" : dir) + path;
+  const std::string base = ReplicaPath(action.destination, path);
   if (action.kind == Action::Kind::kCopy || !Exists(base)) return base;
   for (int n = 1;; ++n) {
     std::string candidate = base + "." + std::to_string(n);
@@ -188,7 +106,7 @@ Result<std::string> Perform(const Action& action, LiveEntry& e, const JournalAct
     }
     case Action::Kind::kMove: {
       FATHOM_RETURN_IF_ERROR(CheckIdentity(e, r));
-      FATHOM_RETURN_IF_ERROR(MakeParents(r.destination));
+      FATHOM_RETURN_IF_ERROR(MakeParentDirs(r.destination));
       if (renameat2(e.parent.get(), e.name.c_str(), AT_FDCWD, r.destination.c_str(), RENAME_NOREPLACE) != 0) {
         if (errno == EXDEV) {
           return Status::Error("cannot move " + e.path + " to " + r.destination +

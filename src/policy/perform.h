@@ -4,7 +4,8 @@
 // Contract: every change is made through the entry's parent descriptor, after checking that
 // the name still leads to the object decided upon (same st_dev, st_ino); a move never
 // replaces anything at its destination; a copy is written to a temporary name, checked
-// (SHA-256 of what was read against what was written, when asked) and renamed into place.
+// (SHA-256 of what was read against what was written, when asked) and renamed into place
+// (core/file_copy.h, which the rules' copy action shares).
 // Threading: any thread, one entry each.
 #pragma once
 
