@@ -1,4 +1,4 @@
-// `fathom rules run|test|status|deliveries|dead|replay|purge` — event-driven rules
+// `fathom rules run|test|status|deliveries|dead|replay|purge|enable` — event-driven rules
 // (src/rules/, docs/rules.md).
 #include <atomic>
 #include <cstdio>
@@ -185,6 +185,24 @@ int Purge(const RulesArgs& a) {
   return kExitOk;
 }
 
+int Enable(const RulesArgs& a) {
+  std::optional<rules::RuleSet> set;
+  auto outbox = OpenOutbox(a, false, set);
+  if (!outbox.ok()) return Fail("rules enable", outbox.status().message(), kExitFailure);
+  auto n = (*outbox)->EnableEndpoints(a.rule);
+  if (!n.ok()) return Fail("rules enable", n.status().message(), kExitFailure);
+  if (*n == 0) {
+    return Fail("rules enable", "rule " + a.rule + " has no disabled endpoint in " + (*outbox)->path() +
+                                    " (`fathom rules status` shows them)",
+                kExitFailure);
+  }
+  std::fprintf(stderr,
+               "fathom: rule %s: its webhook is enabled again; `fathom rules replay --rule %s --all` runs its dead "
+               "deliveries\n",
+               a.rule.c_str(), a.rule.c_str());
+  return kExitOk;
+}
+
 void AddOutputOptions(CLI::App& cmd, RulesArgs& a) {
   cmd.add_flag("--csv", a.csv, "Comma-separated values");
   cmd.add_flag("--json", a.json, "One JSON document");
@@ -210,6 +228,7 @@ CommandRunner AddRulesCommand(CLI::App& app) {
       "  fathom rules status --config rules.yaml --store events.db\n"
       "  fathom rules dead --config rules.yaml\n"
       "  fathom rules replay --config rules.yaml --all --rule notify\n"
+      "  fathom rules enable --config rules.yaml notify\n"
       "See docs/rules.md.");
 
   CLI::App* run = cmd->add_subcommand(
@@ -260,7 +279,11 @@ CommandRunner AddRulesCommand(CLI::App& app) {
   AddOutboxOptions(*purge, *a);
   purge->add_option("--rule", a->rule, "Only this rule's");
 
-  return [a, run, test, status, deliveries, dead, replay, purge]() -> int {
+  CLI::App* enable = cmd->add_subcommand("enable", "Call a rule's webhook again after it answered 410 Gone");
+  AddOutboxOptions(*enable, *a);
+  enable->add_option("RULE", a->rule, "The rule")->required();
+
+  return [a, run, test, status, deliveries, dead, replay, purge, enable]() -> int {
     if (run->parsed()) return RunRules(*a);
     if (test->parsed()) return TestRules(*a);
     if (status->parsed()) return Status_(*a);
@@ -272,6 +295,7 @@ CommandRunner AddRulesCommand(CLI::App& app) {
     if (dead->parsed()) return Deliveries(*a, {rules::DeliveryState::kDead}, "rules dead");
     if (replay->parsed()) return Replay(*a);
     if (purge->parsed()) return Purge(*a);
+    if (enable->parsed()) return Enable(*a);
     return kExitUsage;
   };
 }

@@ -21,6 +21,9 @@ namespace {
 
 using policy::YamlText;
 
+constexpr const char* kActionShapes =
+    "{command: [...]}, {webhook: URL}, {copy: {to: DIRECTORY}} or {mail: {to: [ADDRESS]}}";
+
 // A node as text that does not depend on how it was written (flow or block style, quotes,
 // comments, the order of keys): what a rule's version is made from.
 std::string Canonical(const YAML::Node& n) {
@@ -79,10 +82,13 @@ class RuleSetLoader {
         FATHOM_ASSIGN_OR_RETURN(set.catalog, Text(v, "catalog"));
       } else if (key == "concurrency") {
         FATHOM_ASSIGN_OR_RETURN(set.concurrency, Count(v, "concurrency"));
+      } else if (key == "endpoint_concurrency") {
+        FATHOM_ASSIGN_OR_RETURN(set.endpoint_concurrency, Count(v, "endpoint_concurrency"));
       } else if (key == "lease") {
         FATHOM_ASSIGN_OR_RETURN(set.lease_ns, Duration(v, "lease"));
       } else {
-        return Fail(item.first, "unknown key '" + key + "' (expected rules, outbox, catalog, concurrency, lease)");
+        return Fail(item.first, "unknown key '" + key +
+                                    "' (expected rules, outbox, catalog, concurrency, endpoint_concurrency, lease)");
       }
     }
     if (set.rules.empty()) return Fail(root, "no rules: give rules: with at least one rule");
@@ -120,6 +126,33 @@ class RuleSetLoader {
   Result<bool> Flag(const YAML::Node& v, const std::string& what) const {
     if (v.IsScalar() && (v.Scalar() == "true" || v.Scalar() == "false")) return v.Scalar() == "true";
     return Fail(v, what + ": expected true or false");
+  }
+
+  // Whole numbers from `low` to `high` (one or a list); `noun` says what one is.
+  Result<std::vector<int>> Numbers(const YAML::Node& v, const std::string& what, int low, int high,
+                                   const std::string& noun) const {
+    FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> words, Words(v, what));
+    std::vector<int> out;
+    for (const std::string& w : words) {
+      if (w.empty() || w.size() > 3 || !std::all_of(w.begin(), w.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; }) ||
+          std::stoi(w) < low || std::stoi(w) > high) {
+        return Fail(v, what + ": '" + w + "' is not " + noun + " (" + std::to_string(low) + " to " +
+                           std::to_string(high) + ")");
+      }
+      out.push_back(std::stoi(w));
+    }
+    return out;
+  }
+
+  // The retry and permanent lists of an action must not share a value.
+  Status Disjoint(const YAML::Node& v, const std::string& what, const std::vector<int>& retry,
+                  const std::vector<int>& permanent, const std::string& names) const {
+    for (int x : retry) {
+      if (std::find(permanent.begin(), permanent.end(), x) != permanent.end()) {
+        return Fail(v, what + ": " + std::to_string(x) + " is in both " + names + ": give it in one");
+      }
+    }
+    return Status::Ok();
   }
 
   Result<std::vector<std::string>> Words(const YAML::Node& v, const std::string& what) const {
@@ -243,7 +276,7 @@ class RuleSetLoader {
     if (!attributes_given && rule.trigger.condition && rule.trigger.condition->NeedsAttributes()) {
       rule.trigger.attributes = AttributeSource::kLive;
     }
-    if (!has_action) return Fail(r, what + ": no action: give action: {command: [...]} or action: {webhook: URL}");
+    if (!has_action) return Fail(r, what + ": no action: give action: " + kActionShapes);
     FATHOM_ASSIGN_OR_RETURN(rule.action, ParseAction(action, what));
     if (run_as) {
       auto* command = std::get_if<CommandAction>(&rule.action);
@@ -291,79 +324,166 @@ class RuleSetLoader {
     return Status::Ok();
   }
 
-  using Action = std::variant<CommandAction, WebhookAction>;
   Result<Action> ParseAction(const YAML::Node& v, const std::string& rule) const {
     const std::string what = rule + ", action";
-    if (!v.IsMap()) return Fail(v, what + ": expected {command: [...]} or {webhook: URL}");
-    if (v["command"] && v["webhook"]) return Fail(v, what + ": give command or webhook, not both");
-    if (v["command"]) {
-      CommandAction c;
-      for (const auto& item : v) {
-        const std::string key = item.first.as<std::string>();
-        const YAML::Node& x = item.second;
-        if (key == "command") {
-          if (!x.IsSequence() || x.size() == 0) {
-            return Fail(x, what + ", command: expected the program and its arguments as a list, e.g. "
-                                  "[/usr/local/bin/ingest, --file, '{path}'] (no shell runs it)");
-          }
-          FATHOM_ASSIGN_OR_RETURN(c.argv, Words(x, what + ", command"));
-          Status s = CheckCommandTemplate(c.argv);
-          if (!s.ok()) return Fail(x, what + ", command: " + s.message());
-          if (c.argv.front().empty() || c.argv.front().front() != '/') {
-            return Fail(x, what + ", command: the program must be an absolute path (a rule's command runs with a "
-                                  "minimal PATH): write /usr/bin/" + c.argv.front() + " or the program's path");
-          }
-        } else if (key == "timeout") {
-          FATHOM_ASSIGN_OR_RETURN(c.timeout_ns, Duration(x, what + ", timeout"));
-        } else if (key == "retry_exit_codes") {
-          c.retry_exit_codes.clear();
-          FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> codes, Words(x, what + ", retry_exit_codes"));
-          for (const std::string& code : codes) {
-            if (code.empty() || code.size() > 3 || !std::all_of(code.begin(), code.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; }) ||
-                std::stoi(code) > 255) {
-              return Fail(x, what + ", retry_exit_codes: '" + code + "' is not an exit status (0 to 255)");
-            }
-            c.retry_exit_codes.push_back(std::stoi(code));
-          }
-        } else if (key == "allow_root") {
-          FATHOM_ASSIGN_OR_RETURN(c.allow_root, Flag(x, what + ", allow_root"));
-        } else {
-          return Fail(item.first, what + ": unknown key '" + key +
-                                      "' for a command (expected command, timeout, retry_exit_codes, allow_root)");
+    if (!v.IsMap()) return Fail(v, what + ": expected " + kActionShapes);
+    int kinds = 0;
+    for (const char* k : {"command", "webhook", "copy", "mail"}) kinds += v[k] ? 1 : 0;
+    if (kinds > 1) return Fail(v, what + ": give one of command, webhook, copy and mail");
+    if (v["command"]) return ParseCommand(v, what);
+    if (v["webhook"]) return ParseWebhook(v, what);
+    if (v["copy"]) return ParseCopy(v, what);
+    if (v["mail"]) return ParseMail(v, what);
+    return Fail(v, what + ": expected " + kActionShapes);
+  }
+
+  Result<Action> ParseCommand(const YAML::Node& v, const std::string& what) const {
+    CommandAction c;
+    std::optional<YAML::Node> codes_at;  // the last list given, for a message
+    for (const auto& item : v) {
+      const std::string key = item.first.as<std::string>();
+      const YAML::Node& x = item.second;
+      if (key == "command") {
+        if (!x.IsSequence() || x.size() == 0) {
+          return Fail(x, what + ", command: expected the program and its arguments as a list, e.g. "
+                                "[/usr/local/bin/ingest, --file, '{path}'] (no shell runs it)");
         }
-      }
-      return Action(std::move(c));
-    }
-    if (v["webhook"]) {
-      WebhookAction w;
-      for (const auto& item : v) {
-        const std::string key = item.first.as<std::string>();
-        const YAML::Node& x = item.second;
-        if (key == "webhook") {
-          FATHOM_ASSIGN_OR_RETURN(w.url, Text(x, what + ", webhook"));
-          if (!w.url.starts_with("http://") && !w.url.starts_with("https://")) {
-            return Fail(x, what + ", webhook: '" + w.url + "' is not an http:// or https:// URL");
-          }
-        } else if (key == "secret_file" || key == "secret_files") {
-          FATHOM_ASSIGN_OR_RETURN(w.secret_files, Words(x, what + ", " + key));
-          if (w.secret_files.size() > 2) {
-            return Fail(x, what + ", " + key + ": at most two (the current secret and the next, while rotating)");
-          }
-        } else if (key == "timeout") {
-          FATHOM_ASSIGN_OR_RETURN(w.timeout_ns, Duration(x, what + ", timeout"));
-        } else if (key == "allow_loopback") {
-          FATHOM_ASSIGN_OR_RETURN(w.allow_loopback, Flag(x, what + ", allow_loopback"));
-        } else if (key == "allow_private") {
-          FATHOM_ASSIGN_OR_RETURN(w.allow_private, Flag(x, what + ", allow_private"));
-        } else {
-          return Fail(item.first, what + ": unknown key '" + key +
-                                      "' for a webhook (expected webhook, secret_file, secret_files, timeout, "
-                                      "allow_loopback, allow_private)");
+        FATHOM_ASSIGN_OR_RETURN(c.argv, Words(x, what + ", command"));
+        Status s = CheckCommandTemplate(c.argv);
+        if (!s.ok()) return Fail(x, what + ", command: " + s.message());
+        if (c.argv.front().empty() || c.argv.front().front() != '/') {
+          return Fail(x, what + ", command: the program must be an absolute path (a rule's command runs with a "
+                                "minimal PATH): write /usr/bin/" + c.argv.front() + " or the program's path");
         }
+      } else if (key == "timeout") {
+        FATHOM_ASSIGN_OR_RETURN(c.timeout_ns, Duration(x, what + ", timeout"));
+      } else if (key == "retry_exit_codes") {
+        FATHOM_ASSIGN_OR_RETURN(c.retry_exit_codes, Numbers(x, what + ", retry_exit_codes", 0, 255, "an exit status"));
+        codes_at.emplace(x);
+      } else if (key == "permanent_exit_codes") {
+        FATHOM_ASSIGN_OR_RETURN(c.permanent_exit_codes,
+                                Numbers(x, what + ", permanent_exit_codes", 1, 255, "a failing exit status"));
+        codes_at.emplace(x);
+      } else if (key == "allow_root") {
+        FATHOM_ASSIGN_OR_RETURN(c.allow_root, Flag(x, what + ", allow_root"));
+      } else {
+        return Fail(item.first, what + ": unknown key '" + key +
+                                    "' for a command (expected command, timeout, retry_exit_codes, "
+                                    "permanent_exit_codes, allow_root)");
       }
-      return Action(std::move(w));
     }
-    return Fail(v, what + ": expected {command: [...]} or {webhook: URL}");
+    if (codes_at) {
+      FATHOM_RETURN_IF_ERROR(Disjoint(*codes_at, what, c.retry_exit_codes, c.permanent_exit_codes,
+                                      "retry_exit_codes and permanent_exit_codes"));
+    }
+    return Action(std::move(c));
+  }
+
+  Result<Action> ParseWebhook(const YAML::Node& v, const std::string& what) const {
+    WebhookAction w;
+    std::optional<YAML::Node> statuses_at;  // the last list given, for a message
+    for (const auto& item : v) {
+      const std::string key = item.first.as<std::string>();
+      const YAML::Node& x = item.second;
+      if (key == "webhook") {
+        FATHOM_ASSIGN_OR_RETURN(w.url, Text(x, what + ", webhook"));
+        if (!w.url.starts_with("http://") && !w.url.starts_with("https://")) {
+          return Fail(x, what + ", webhook: '" + w.url + "' is not an http:// or https:// URL");
+        }
+      } else if (key == "secret_file" || key == "secret_files") {
+        FATHOM_ASSIGN_OR_RETURN(w.secret_files, Words(x, what + ", " + key));
+        if (w.secret_files.size() > 2) {
+          return Fail(x, what + ", " + key + ": at most two (the current secret and the next, while rotating)");
+        }
+      } else if (key == "timeout") {
+        FATHOM_ASSIGN_OR_RETURN(w.timeout_ns, Duration(x, what + ", timeout"));
+      } else if (key == "allow_loopback") {
+        FATHOM_ASSIGN_OR_RETURN(w.allow_loopback, Flag(x, what + ", allow_loopback"));
+      } else if (key == "allow_private") {
+        FATHOM_ASSIGN_OR_RETURN(w.allow_private, Flag(x, what + ", allow_private"));
+      } else if (key == "retry_statuses" || key == "permanent_statuses") {
+        FATHOM_ASSIGN_OR_RETURN(std::vector<int> statuses,
+                                Numbers(x, what + ", " + key, 300, 599, "an HTTP status other than 2xx"));
+        (key == "retry_statuses" ? w.retry_statuses : w.permanent_statuses) = std::move(statuses);
+        statuses_at.emplace(x);
+      } else {
+        return Fail(item.first, what + ": unknown key '" + key +
+                                    "' for a webhook (expected webhook, secret_file, secret_files, timeout, "
+                                    "allow_loopback, allow_private, retry_statuses, permanent_statuses)");
+      }
+    }
+    if (statuses_at) {
+      FATHOM_RETURN_IF_ERROR(Disjoint(*statuses_at, what, w.retry_statuses, w.permanent_statuses,
+                                      "retry_statuses and permanent_statuses"));
+    }
+    return Action(std::move(w));
+  }
+
+  // action: {copy: {to: DIR, checksum: sha256}}
+  Result<Action> ParseCopy(const YAML::Node& v, const std::string& what) const {
+    if (v.size() != 1) return Fail(v, what + ": copy takes its settings inside: {copy: {to: DIR, checksum: sha256}}");
+    const YAML::Node m = v["copy"];
+    const std::string w = what + ", copy";
+    if (!m.IsMap()) return Fail(m, w + ": expected {to: DIRECTORY, checksum: sha256 or none}");
+    CopyAction c;
+    for (const auto& item : m) {
+      const std::string key = item.first.as<std::string>();
+      const YAML::Node& x = item.second;
+      if (key == "to") {
+        FATHOM_ASSIGN_OR_RETURN(c.to, Text(x, w + ", to"));
+        if (c.to.front() != '/') return Fail(x, w + ", to: '" + c.to + "' is not an absolute directory");
+      } else if (key == "checksum") {
+        const std::string sum = x.IsScalar() ? x.Scalar() : "";
+        if (sum != "sha256" && sum != "none") {
+          return Fail(x, w + ", checksum: expected sha256 (read the copy back and compare) or none");
+        }
+        c.verify = sum == "sha256";
+      } else {
+        return Fail(item.first, w + ": unknown key '" + key + "' (expected to, checksum)");
+      }
+    }
+    if (c.to.empty()) return Fail(m, w + ": no destination: give to: DIRECTORY");
+    return Action(std::move(c));
+  }
+
+  // action: {mail: {to: [ADDRESS...], subject: TEXT, from: ADDRESS, sendmail: PATH, timeout: D}}
+  Result<Action> ParseMail(const YAML::Node& v, const std::string& what) const {
+    if (v.size() != 1) return Fail(v, what + ": mail takes its settings inside: {mail: {to: [ADDRESS], subject: TEXT}}");
+    const YAML::Node m = v["mail"];
+    const std::string w = what + ", mail";
+    if (!m.IsMap()) return Fail(m, w + ": expected {to: [ADDRESS...], subject: TEXT}");
+    MailAction a;
+    for (const auto& item : m) {
+      const std::string key = item.first.as<std::string>();
+      const YAML::Node& x = item.second;
+      if (key == "to") {
+        FATHOM_ASSIGN_OR_RETURN(a.to, Words(x, w + ", to"));
+        for (const std::string& address : a.to) FATHOM_RETURN_IF_ERROR(OneLine(x, w + ", to", address));
+      } else if (key == "subject") {
+        FATHOM_ASSIGN_OR_RETURN(a.subject, Text(x, w + ", subject"));
+        FATHOM_RETURN_IF_ERROR(OneLine(x, w + ", subject", a.subject));
+      } else if (key == "from") {
+        FATHOM_ASSIGN_OR_RETURN(a.from, Text(x, w + ", from"));
+        FATHOM_RETURN_IF_ERROR(OneLine(x, w + ", from", a.from));
+      } else if (key == "sendmail") {
+        FATHOM_ASSIGN_OR_RETURN(a.sendmail, Text(x, w + ", sendmail"));
+        if (a.sendmail.front() != '/') return Fail(x, w + ", sendmail: '" + a.sendmail + "' is not an absolute path");
+      } else if (key == "timeout") {
+        FATHOM_ASSIGN_OR_RETURN(a.timeout_ns, Duration(x, w + ", timeout"));
+      } else {
+        return Fail(item.first, w + ": unknown key '" + key + "' (expected to, subject, from, sendmail, timeout)");
+      }
+    }
+    if (a.to.empty()) return Fail(m, w + ": no recipient: give to: [ADDRESS...]");
+    return Action(std::move(a));
+  }
+
+  // A mail header's value: one line, not empty.
+  Status OneLine(const YAML::Node& v, const std::string& what, const std::string& text) const {
+    if (text.empty() || text.find_first_of("\r\n") != std::string::npos) {
+      return Fail(v, what + ": expected one line of text");
+    }
+    return Status::Ok();
   }
 
   static bool GoodName(const std::string& name) {

@@ -1,6 +1,6 @@
 // rule_set.h — a rules file (`fathom rules run --config rules.yaml`, docs/rules.md): each rule's
 // trigger, how its events are coalesced, its action, its retries and limits; and the settings
-// of the runner (outbox, concurrency, catalog).
+// of the runner (outbox, concurrency, endpoint concurrency, catalog).
 //
 // Loading checks everything that can be checked without running anything: kinds, globs,
 // conditions, durations, placeholders, URLs, users, secret files' presence; errors name the
@@ -12,7 +12,6 @@
 
 #include <cstdint>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "fathom/rules.h"
@@ -28,7 +27,7 @@ struct Rule {
   std::string version;  // 32 hexadecimal digits of SHA-256 of the rule's canonical YAML
   Trigger trigger;
   Coalescing coalescing;
-  std::variant<CommandAction, WebhookAction> action;
+  Action action;  // a command, a webhook, a copy or a mail (rules/actions/action.h)
   RetryPolicy retry;
   size_t concurrency = 1;  // deliveries of this rule running at once
 };
@@ -38,6 +37,7 @@ struct RuleSet {
   std::vector<Rule> rules;
   std::string outbox = "fathom-rules.db";  // the delivery journal (outbox:)
   size_t concurrency = 4;                  // deliveries running at once, all rules together
+  size_t endpoint_concurrency = 4;         // webhook deliveries to one scheme://host:port at once
   std::string catalog;                     // for `attributes: catalog` (catalog:)
   int64_t lease_ns = 60'000'000'000;       // how long a taken delivery is someone's (lease:)
 

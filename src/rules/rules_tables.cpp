@@ -2,6 +2,7 @@
 #include "rules/rules_tables.h"
 
 #include <algorithm>
+#include <ctime>
 #include <map>
 
 namespace fathom::rules {
@@ -18,6 +19,15 @@ std::string IdRange(const std::vector<uint64_t>& ids) {
                                std::to_string(ids.size()) + ")";
 }
 
+std::string IsoTime(int64_t ns) {
+  const time_t t = static_cast<time_t>(ns / 1'000'000'000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 }  // namespace
 
 Result<Table> StatusTable(Outbox& outbox, const RuleSet* set, const std::string& consumer, uint64_t newest) {
@@ -28,6 +38,13 @@ Result<Table> StatusTable(Outbox& outbox, const RuleSet* set, const std::string&
     for (const Rule& r : set->rules) by_rule[r.name].rule = r.name;
   }
   for (Outbox::RuleCounts& c : counts) by_rule[c.rule] = std::move(c);
+  FATHOM_ASSIGN_OR_RETURN(std::vector<Outbox::DisabledEndpoint> endpoints, outbox.DisabledEndpoints());
+  std::map<std::string, std::string> disabled;
+  for (const Outbox::DisabledEndpoint& e : endpoints) {
+    std::string& text = disabled[e.rule];
+    text += (text.empty() ? "" : "; ") + e.url + " since " + IsoTime(e.since_ns) + " (" + e.reason + ")";
+    by_rule[e.rule].rule = e.rule;
+  }
   Table t;
   t.name = "rules-status";
   t.preamble = "consumer " + consumer + ": cursor " + std::to_string(cursor);
@@ -36,11 +53,12 @@ Result<Table> StatusTable(Outbox& outbox, const RuleSet* set, const std::string&
                   std::to_string(newest > cursor ? newest - cursor : 0) + " events";
   }
   t.columns = {{"rule", 16, 16},   {"pending", 8, 8}, {"running", 8, 8}, {"waiting", 8, 8}, {"succeeded", 10, 10},
-               {"dead", 6, 6},     {"retried", 8, 8}, {"last_event", 11, 11}, {"last_result", 0, 0}};
+               {"dead", 6, 6},     {"retried", 8, 8}, {"last_event", 11, 11}, {"last_result", 0, 0},
+               {"disabled", 0, 0}};
   for (const auto& [name, c] : by_rule) {
     t.rows.push_back({TextCell(name), CountCell(c.pending), CountCell(c.running), CountCell(c.waiting),
                       CountCell(c.succeeded), CountCell(c.dead), CountCell(c.retried), CountCell(c.last_event),
-                      TextCell(c.last_result)});
+                      TextCell(c.last_result), TextCell(disabled[name])});
   }
   return t;
 }

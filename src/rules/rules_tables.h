@@ -12,7 +12,8 @@
 namespace fathom::rules {
 
 // Per rule of `set` (and any other the outbox has deliveries of): matched deliveries by
-// state, retried, the last event and the last result; the preamble gives the consumer's
+// state, retried, the last event, the last result and its webhook when disabled (URL, since
+// when, why; rules with a disabled endpoint are listed too); the preamble gives the consumer's
 // cursor and, when `newest` is known (non-zero), how far behind the stream it is.
 Result<catalog::report::Table> StatusTable(Outbox& outbox, const RuleSet* set, const std::string& consumer,
                                            uint64_t newest);

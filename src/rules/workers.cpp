@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "rules/actions/endpoint.h"
 #include "rules/actions/event_json.h"
 
 namespace fathom::rules {
@@ -24,7 +25,11 @@ Outcome ToOutcome(const ActionOutcome& a) {
 }  // namespace
 
 Workers::Workers(const RuleSet& set, Outbox& outbox, const RunnerOptions& options, RunnerCounters& counters)
-    : set_(set), outbox_(outbox), options_(options), counters_(counters) {}
+    : set_(set), outbox_(outbox), options_(options), counters_(counters) {
+  for (const Rule& r : set_.rules) {
+    if (const auto* hook = std::get_if<WebhookAction>(&r.action)) endpoint_of_[r.name] = EndpointOf(hook->url);
+  }
+}
 
 Workers::~Workers() { Stop(); }
 
@@ -66,20 +71,13 @@ void Workers::Work() {
     }
     // Takes one delivery whose rule is under its concurrency; counted as running at once.
     auto leased = outbox_.Lease(1, Now(), set_.lease_ns, [&](const Delivery& d) {
-      const Rule* rule = set_.Find(d.rule);
       std::lock_guard<std::mutex> lock(mu_);
-      size_t& n = per_rule_[d.rule];
-      if (rule != nullptr && n >= rule->concurrency) return false;
-      ++n;
-      running_.insert(d.id);
-      return true;
+      return TakeLocked(d);
     });
     if (!leased.ok() && options_.log) options_.log("rules: cannot take a delivery: " + leased.status().message());
     if (leased.ok() && !leased->empty()) {
       Perform(leased->front());
-      std::lock_guard<std::mutex> lock(mu_);
-      --per_rule_[leased->front().rule];
-      running_.erase(leased->front().id);
+      Release(leased->front());
       continue;
     }
     std::unique_lock<std::mutex> lock(mu_);
@@ -87,19 +85,47 @@ void Workers::Work() {
   }
 }
 
+bool Workers::TakeLocked(const Delivery& d) {
+  const Rule* rule = set_.Find(d.rule);
+  size_t& n = per_rule_[d.rule];
+  if (rule != nullptr && n >= rule->concurrency) return false;
+  const auto endpoint = endpoint_of_.find(d.rule);
+  if (endpoint != endpoint_of_.end() && per_endpoint_[endpoint->second] >= set_.endpoint_concurrency) return false;
+  ++n;
+  if (endpoint != endpoint_of_.end()) ++per_endpoint_[endpoint->second];
+  running_.insert(d.id);
+  return true;
+}
+
+void Workers::Release(const Delivery& d) {
+  std::lock_guard<std::mutex> lock(mu_);
+  --per_rule_[d.rule];
+  if (const auto endpoint = endpoint_of_.find(d.rule); endpoint != endpoint_of_.end()) --per_endpoint_[endpoint->second];
+  running_.erase(d.id);
+}
+
+std::optional<ActionOutcome> Workers::Disabled(const Rule& rule) {
+  const auto* hook = std::get_if<WebhookAction>(&rule.action);
+  if (hook == nullptr) return std::nullopt;
+  auto disabled = outbox_.DisabledEndpointOf(rule.name, hook->url);
+  if (!disabled.ok()) return ActionOutcome{ActionOutcome::kRetry, disabled.status().message(), std::nullopt};
+  if (!disabled->has_value()) return std::nullopt;
+  return ActionOutcome{ActionOutcome::kPermanent,
+                       "the webhook " + hook->url + " is disabled (" + (*disabled)->reason + "): `fathom rules enable " +
+                           rule.name + "` enables it, then `fathom rules replay --rule " + rule.name +
+                           " --all` runs this delivery again",
+                       std::nullopt};
+}
+
 void Workers::Perform(const Delivery& d) {
   const Rule* rule = set_.Find(d.rule);
   ActionOutcome result;
-  bool disabled = false;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    disabled = disabled_.count(d.rule) != 0;
-  }
+  std::optional<ActionOutcome> disabled = rule != nullptr ? Disabled(*rule) : std::nullopt;
   auto events = ParseEventsJson(d.payload);
   if (rule == nullptr) {
     result = {ActionOutcome::kPermanent, "rule " + d.rule + " is no longer in " + set_.source, std::nullopt};
   } else if (disabled) {
-    result = {ActionOutcome::kPermanent, "the rule's endpoint asked to be called no more (HTTP 410 Gone)", std::nullopt};
+    result = std::move(*disabled);
   } else if (!events.ok()) {
     result = {ActionOutcome::kPermanent, "the delivery's events cannot be read: " + events.status().message(),
               std::nullopt};
@@ -109,19 +135,14 @@ void Workers::Perform(const Delivery& d) {
     context.attempt = d.attempts;
     context.rule = d.rule;
     context.events = std::move(*events);
-    result = std::visit(
-        [&](const auto& action) {
-          if constexpr (std::is_same_v<std::decay_t<decltype(action)>, CommandAction>) {
-            return RunCommandAction(action, context);
-          } else {
-            return RunWebhookAction(action, context);
-          }
-        },
-        rule->action);
+    result = RunAction(rule->action, context);
     if (result.kind == ActionOutcome::kDisable) {
-      std::lock_guard<std::mutex> lock(mu_);
-      disabled_.insert(d.rule);
-      if (options_.log) options_.log("rules: rule " + d.rule + ": " + result.message + ": its webhook is disabled");
+      const auto& hook = std::get<WebhookAction>(rule->action);
+      Status s = outbox_.DisableEndpoint({d.rule, hook.url, result.message, Now()});
+      if (options_.log) {
+        options_.log("rules: rule " + d.rule + ": " + result.message + ": its webhook " + hook.url + " is disabled" +
+                     (s.ok() ? " until `fathom rules enable " + d.rule + "`" : " for now; " + s.message()));
+      }
     }
   }
   const RetryPolicy policy = rule != nullptr ? rule->retry : RetryPolicy{};

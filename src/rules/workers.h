@@ -1,5 +1,9 @@
 // workers.h — the runner's workers: each leases a ready delivery from the outbox, performs its
 // rule's action, and records the outcome; a keeper renews the leases of running deliveries.
+// A delivery is taken only while its rule runs fewer than its `concurrency` and, for a
+// webhook, its endpoint (scheme://host:port, all rules together) fewer than the rules file's
+// `endpoint_concurrency`. A webhook answering 410 Gone is disabled in the outbox (it stays so
+// across restarts); the deliveries of a disabled webhook end dead without calling it.
 //
 // Ownership: keeps references to the rule set, the outbox, the options and the counters,
 // which must outlive it. Threading: Start() and Stop() from the runner's thread; Wake() from
@@ -9,6 +13,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -37,6 +42,12 @@ class Workers {
   void Work();
   void KeepLeases();
   void Perform(const Delivery& d);
+  // Whether `d` may start now (its rule's and endpoint's limits); if so, counts it as running.
+  // Called with mu_ held.
+  bool TakeLocked(const Delivery& d);
+  void Release(const Delivery& d);
+  // A permanent outcome when `rule`'s webhook is disabled in the outbox.
+  std::optional<ActionOutcome> Disabled(const Rule& rule);
   int64_t Now() const;
 
   const RuleSet& set_;
@@ -49,8 +60,9 @@ class Workers {
   bool stopping_ = false;                    // guarded by mu_
   uint64_t wakes_ = 0;                       // guarded by mu_
   std::map<std::string, size_t> per_rule_;   // running deliveries per rule; guarded by mu_
+  std::map<std::string, size_t> per_endpoint_;  // running webhook deliveries per endpoint; guarded by mu_
+  std::map<std::string, std::string> endpoint_of_;  // rule -> its webhook's endpoint; immutable
   std::set<std::string> running_;            // ids of running deliveries; guarded by mu_
-  std::set<std::string> disabled_;           // rules whose endpoint answered 410; guarded by mu_
   std::vector<std::thread> threads_;
 };
 

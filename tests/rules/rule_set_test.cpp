@@ -106,7 +106,8 @@ TEST(RuleSetTest, AVersionFollowsTheRuleNotItsFormatting) {
 TEST(RuleSetTest, ErrorsNameTheLineTheColumnAndTheFix) {
   EXPECT_EQ(Error("rules: []\n"), "rules.yaml: line 1, column 1: no rules: give rules: with at least one rule");
   EXPECT_EQ(Error("rulez: []\n"),
-            "rules.yaml: line 1, column 1: unknown key 'rulez' (expected rules, outbox, catalog, concurrency, lease)");
+            "rules.yaml: line 1, column 1: unknown key 'rulez' (expected rules, outbox, catalog, concurrency, "
+            "endpoint_concurrency, lease)");
   EXPECT_EQ(Error("rules:\n  - {path: /x/**, action: {command: [/bin/true]}}\n"),
             "rules.yaml: line 2, column 5: a rule needs a name: of letters, digits, '_', '-' and '.'");
   EXPECT_EQ(Error("rules:\n  - {name: r, kinds: [CREAT], action: {command: [/bin/true]}}\n"),
@@ -121,7 +122,8 @@ TEST(RuleSetTest, ErrorsNameTheLineTheColumnAndTheFix) {
   EXPECT_EQ(Error("rules:\n  - {name: r, condition: 'size >> 1', action: {command: [/bin/true]}}\n").substr(0, 42),
             "rules.yaml, rule r: line 2, column 33: fou");
   EXPECT_EQ(Error("rules:\n  - {name: r}\n"),
-            "rules.yaml: line 2, column 5: rule r: no action: give action: {command: [...]} or action: {webhook: URL}");
+            "rules.yaml: line 2, column 5: rule r: no action: give action: {command: [...]}, {webhook: URL}, "
+            "{copy: {to: DIRECTORY}} or {mail: {to: [ADDRESS]}}");
   EXPECT_EQ(Error("rules:\n  - {name: r, action: {command: ingest}}\n"),
             "rules.yaml: line 2, column 33: rule r, action, command: expected the program and its arguments as a "
             "list, e.g. [/usr/local/bin/ingest, --file, '{path}'] (no shell runs it)");
@@ -138,6 +140,100 @@ TEST(RuleSetTest, ErrorsNameTheLineTheColumnAndTheFix) {
             "rules.yaml: line 3, column 5: rule 'r' is defined twice");
   EXPECT_EQ(Error("rules:\n  - {name: r, batch: {max: 3}, action: {command: [/bin/true]}}\n"),
             "rules.yaml: line 2, column 23: rule r, batch: unknown key 'max' (expected max_events, max_wait)");
+}
+
+TEST(RuleSetTest, CopyMailOutcomeListsAndEndpointConcurrencyAreRead) {
+  auto set = ParseRuleSet(R"yaml(
+endpoint_concurrency: 2
+rules:
+  - name: archive
+    action: {copy: {to: /archive/raw, checksum: sha256}}
+  - name: archive-unchecked
+    action: {copy: {to: /archive/raw/, checksum: none}}
+  - name: tell-ops
+    action:
+      mail: {to: [ops@example.org, root], subject: "raw data arrived", from: fathom@example.org,
+             sendmail: /usr/lib/sendmail, timeout: 20s}
+  - name: tell-one
+    action: {mail: {to: ops@example.org}}
+  - name: ingest
+    action: {command: [/bin/true], retry_exit_codes: [75, 99], permanent_exit_codes: [3, 64]}
+  - name: notify
+    action: {webhook: "https://hooks.example/raw", secret_file: /etc/fathom/hook.secret,
+             retry_statuses: [404, 410], permanent_statuses: [503]}
+)yaml",
+                          "rules.yaml");
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->endpoint_concurrency, 2u);
+  const auto& archive = std::get<CopyAction>(set->rules.at(0).action);
+  EXPECT_EQ(archive.to, "/archive/raw");
+  EXPECT_TRUE(archive.verify);
+  const auto& unchecked = std::get<CopyAction>(set->rules.at(1).action);
+  EXPECT_EQ(unchecked.to, "/archive/raw/");
+  EXPECT_FALSE(unchecked.verify);
+  const auto& mail = std::get<MailAction>(set->rules.at(2).action);
+  EXPECT_EQ(mail.to, (std::vector<std::string>{"ops@example.org", "root"}));
+  EXPECT_EQ(mail.subject, "raw data arrived");
+  EXPECT_EQ(mail.from, "fathom@example.org");
+  EXPECT_EQ(mail.sendmail, "/usr/lib/sendmail");
+  EXPECT_EQ(mail.timeout_ns, 20'000'000'000);
+  const auto& one = std::get<MailAction>(set->rules.at(3).action);
+  EXPECT_EQ(one.to, std::vector<std::string>{"ops@example.org"});
+  EXPECT_EQ(one.subject, "");
+  EXPECT_EQ(one.sendmail, "/usr/sbin/sendmail");
+  const auto& ingest = std::get<CommandAction>(set->rules.at(4).action);
+  EXPECT_EQ(ingest.retry_exit_codes, (std::vector<int>{75, 99}));
+  EXPECT_EQ(ingest.permanent_exit_codes, (std::vector<int>{3, 64}));
+  const auto& notify = std::get<WebhookAction>(set->rules.at(5).action);
+  EXPECT_EQ(notify.retry_statuses, (std::vector<int>{404, 410}));
+  EXPECT_EQ(notify.permanent_statuses, std::vector<int>{503});
+  auto defaults = ParseRuleSet("rules:\n  - {name: r, action: {command: [/bin/true]}}\n", "rules.yaml");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->endpoint_concurrency, 4u);
+  EXPECT_TRUE(std::get<CommandAction>(defaults->rules[0].action).permanent_exit_codes.empty());
+}
+
+TEST(RuleSetTest, ErrorsOfTheCopyAndMailActionsAndOutcomeLists) {
+  EXPECT_EQ(Error("rules:\n  - {name: r, action: {copy: {checksum: sha256}}}\n"),
+            "rules.yaml: line 2, column 30: rule r, action, copy: no destination: give to: DIRECTORY");
+  EXPECT_EQ(Error("rules:\n  - {name: r, action: {copy: {to: archive}}}\n"),
+            "rules.yaml: line 2, column 35: rule r, action, copy, to: 'archive' is not an absolute directory");
+  EXPECT_EQ(Error("rules:\n  - {name: r, action: {copy: {to: /a, checksum: md5}}}\n"),
+            "rules.yaml: line 2, column 49: rule r, action, copy, checksum: expected sha256 (read the copy back and "
+            "compare) or none");
+  EXPECT_EQ(Error("rules:\n  - {name: r, action: {copy: {to: /a, mode: fast}}}\n"),
+            "rules.yaml: line 2, column 39: rule r, action, copy: unknown key 'mode' (expected to, checksum)");
+  EXPECT_EQ(Error("rules:\n  - {name: r, action: {copy: /a}}\n"),
+            "rules.yaml: line 2, column 30: rule r, action, copy: expected {to: DIRECTORY, checksum: sha256 or none}");
+  EXPECT_EQ(Error("rules:\n  - {name: r, action: {copy: {to: /a}, timeout: 5s}}\n"),
+            "rules.yaml: line 2, column 23: rule r, action: copy takes its settings inside: {copy: {to: DIR, "
+            "checksum: sha256}}");
+  EXPECT_EQ(Error("rules:\n  - {name: r, action: {copy: {to: /a}, command: [/bin/true]}}\n"),
+            "rules.yaml: line 2, column 23: rule r, action: give one of command, webhook, copy and mail");
+  EXPECT_EQ(Error("rules:\n  - {name: r, action: {mail: {subject: hello}}}\n"),
+            "rules.yaml: line 2, column 30: rule r, action, mail: no recipient: give to: [ADDRESS...]");
+  EXPECT_EQ(Error("rules:\n  - {name: r, action: {mail: {to: root, subject: \"two\\nlines\"}}}\n"),
+            "rules.yaml: line 2, column 50: rule r, action, mail, subject: expected one line of text");
+  EXPECT_EQ(Error("rules:\n  - {name: r, action: {mail: {to: root, sendmail: sendmail}}}\n"),
+            "rules.yaml: line 2, column 51: rule r, action, mail, sendmail: 'sendmail' is not an absolute path");
+  EXPECT_EQ(Error("rules:\n  - {name: r, action: {command: [/bin/true], permanent_exit_codes: [0]}}\n"),
+            "rules.yaml: line 2, column 68: rule r, action, permanent_exit_codes: '0' is not a failing exit status "
+            "(1 to 255)");
+  EXPECT_EQ(Error("rules:\n  - {name: r, action: {command: [/bin/true], retry_exit_codes: [300]}}\n"),
+            "rules.yaml: line 2, column 64: rule r, action, retry_exit_codes: '300' is not an exit status (0 to 255)");
+  EXPECT_EQ(Error("rules:\n  - {name: r, action: {command: [/bin/true], retry_exit_codes: [3], "
+                  "permanent_exit_codes: [3]}}\n"),
+            "rules.yaml: line 2, column 91: rule r, action: 3 is in both retry_exit_codes and permanent_exit_codes: "
+            "give it in one");
+  EXPECT_EQ(Error("rules:\n  - {name: r, action: {webhook: 'https://x/', retry_statuses: [200]}}\n"),
+            "rules.yaml: line 2, column 63: rule r, action, retry_statuses: '200' is not an HTTP status other than "
+            "2xx (300 to 599)");
+  EXPECT_EQ(Error("rules:\n  - {name: r, action: {webhook: 'https://x/', retry_statuses: [404], "
+                  "permanent_statuses: [404]}}\n"),
+            "rules.yaml: line 2, column 90: rule r, action: 404 is in both retry_statuses and permanent_statuses: "
+            "give it in one");
+  EXPECT_EQ(Error("endpoint_concurrency: 0\nrules:\n  - {name: r, action: {command: [/bin/true]}}\n"),
+            "rules.yaml: line 1, column 23: endpoint_concurrency: expected a positive whole number");
 }
 
 }  // namespace

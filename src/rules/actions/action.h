@@ -1,6 +1,6 @@
-// action.h — performing one delivery's action (a command or a webhook) and what the outcome
-// means for the journal: success, retry (maybe after a delay), permanent failure, or an
-// endpoint to disable.
+// action.h — performing one delivery's action (a command, a webhook, a copy of the events'
+// files or a mail) and what the outcome means for the journal: success, retry (maybe after a
+// delay), permanent failure, or an endpoint to disable.
 //
 // Contract: a DeliveryContext is one delivery of a rule: one event or a batch (ids ascending),
 // the attempt number (1 for the first), and `payload_json`, the document DeliveryPayload()
@@ -13,7 +13,7 @@
 //
 // Ownership: the actions and contexts are plain values; nothing is kept between calls.
 // Threading: every function may run on any thread, concurrently; RunCommandAction and
-// RunWebhookAction block until the action ends (at most about its timeout).
+// the Run*Action functions block until the action ends (at most about its timeout).
 #pragma once
 
 #include <sys/types.h>
@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "fathom/event.h"
@@ -64,6 +65,7 @@ struct CommandAction {
   std::vector<std::string> argv;  // a template: see CheckCommandTemplate
   int64_t timeout_ns = std::chrono::nanoseconds(std::chrono::minutes(10)).count();
   std::vector<int> retry_exit_codes = {75};  // EX_TEMPFAIL
+  std::vector<int> permanent_exit_codes;     // when given, every other non-zero exit is retried
   std::optional<uid_t> run_as_uid;           // needs a runner running as root
   std::optional<gid_t> run_as_gid;           // default: the user's primary group
   bool allow_root = false;                   // run_as_uid 0 is refused unless set
@@ -86,7 +88,8 @@ std::vector<std::string> ExpandArgv(const std::vector<std::string>& argv, const 
 // user's primary group) and setuid before exec; uid 0 is refused (permanent) unless
 // allow_root, and a failure to change user is "cannot run X as uid N: ...". Outcome: exit 0 ->
 // success; an exit code in retry_exit_codes or the time limit -> retry; any other exit, a
-// signal, a command that cannot start -> permanent. Messages: "exit 0", "exit 3",
+// signal, a command that cannot start -> permanent; with permanent_exit_codes, an exit code
+// in it -> permanent and any other non-zero one -> retry. Messages: "exit 0", "exit 3",
 // "killed by signal 9", "timed out after 10 s", "cannot run X: No such file or directory".
 ActionOutcome RunCommandAction(const CommandAction& action, const DeliveryContext& context);
 
@@ -96,6 +99,8 @@ struct WebhookAction {
   int64_t timeout_ns = std::chrono::nanoseconds(std::chrono::seconds(15)).count();
   bool allow_loopback = false;  // 127.0.0.0/8, ::1, 0.0.0.0, 169.254.0.0/16, fe80::/10
   bool allow_private = false;   // 10/8, 172.16/12, 192.168/16, fc00::/7
+  std::vector<int> retry_statuses;      // HTTP statuses (300-599) retried whatever the default
+  std::vector<int> permanent_statuses;  // HTTP statuses (300-599) permanent whatever the default
 };
 
 // POSTs the payload (Content-Type: application/json) with the Standard Webhooks headers:
@@ -106,10 +111,49 @@ struct WebhookAction {
 // An address outside what allow_loopback / allow_private permit is refused before any
 // connection. Outcome: 2xx -> success; 429, 5xx, no connection, reset, DNS failure, timeout
 // -> retry (Retry-After, in seconds or as an HTTP-date, gives retry_after_ns); 410 -> disable;
-// 3xx and other 4xx, a refused address, a bad URL or secret -> permanent.
+// 3xx and other 4xx, a refused address, a bad URL or secret -> permanent. A status in
+// retry_statuses is retried (Retry-After honoured), one in permanent_statuses permanent,
+// instead of what its default says.
 ActionOutcome RunWebhookAction(const WebhookAction& action, const DeliveryContext& context);
 // The configuration alone: an http:// or https:// URL and one or two secret files, each
 // readable and not accessible to group or others. The error names what is wrong.
 Status CheckWebhookAction(const WebhookAction& action);
+
+struct CopyAction {
+  std::string to;       // the destination directory: a file /a/b goes to TO/a/b
+  bool verify = true;   // checksum: sha256 (read the copy back and compare), or none
+};
+
+// Copies each event's file (each path once, in order) to ReplicaPath(to, path)
+// (core/file_copy.h): a temporary name, SHA-256 of what was read checked against what was
+// written, renamed into place, never replacing anything. A destination that already holds the
+// same content counts as copied (a repeated attempt changes nothing). Outcome: every file
+// copied -> success ("copied /a/b to /archive/a/b (sha256:...)", or "copied 3 of 3 files to
+// /archive (1 already there)"); a source gone, not a regular file or a symbolic link, a
+// destination holding other content, a permission refused -> permanent; other failures
+// (no space, I/O, a copy that differs from what was read) -> retry. In a batch every file is
+// tried; the outcome is permanent if any file's is, else retry if any file's is, and the
+// message names each file that failed.
+ActionOutcome RunCopyAction(const CopyAction& action, const DeliveryContext& context);
+
+struct MailAction {
+  std::vector<std::string> to;                    // recipients
+  std::string subject;                            // "" -> "fathom: rule RULE: N events"
+  std::string from = "fathom";
+  std::string sendmail = "/usr/sbin/sendmail";    // the sendmail interface (core/mail_message.h)
+  int64_t timeout_ns = std::chrono::nanoseconds(std::chrono::minutes(1)).count();
+};
+
+// Mails the delivery through `sendmail -t -oi`: headers To, From, Subject, X-Fathom-Delivery
+// (the delivery id, the same on every attempt), X-Fathom-Rule and X-Fathom-Attempt; the body
+// lists each event ("KINDS PATH (event ID)", paths written lossily as UTF-8). Outcome as a
+// command's with retry_exit_codes {75}: exit 0 -> success, 75 (EX_TEMPFAIL) or the time
+// limit -> retry, another exit, a signal or a sendmail that cannot start -> permanent;
+// messages "sendmail exit 75", "cannot run /usr/sbin/sendmail: ...".
+ActionOutcome RunMailAction(const MailAction& action, const DeliveryContext& context);
+
+// A rule's action, and running whichever it is.
+using Action = std::variant<CommandAction, WebhookAction, CopyAction, MailAction>;
+ActionOutcome RunAction(const Action& action, const DeliveryContext& context);
 
 }  // namespace fathom::rules

@@ -81,7 +81,7 @@ ActionOutcome RunCommandAction(const CommandAction& action, const DeliveryContex
   if (!exit->started) {
     return Permanent("cannot run " + spec.argv[0] + as + ": " + std::strerror(exit->start_errno));
   }
-  return CommandOutcome(*exit, action.retry_exit_codes, action.timeout_ns);
+  return CommandOutcome(*exit, action.retry_exit_codes, action.timeout_ns, action.permanent_exit_codes);
 }
 
 }  // namespace fathom::rules

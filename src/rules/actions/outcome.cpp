@@ -12,6 +12,8 @@ constexpr int64_t kSecond = 1'000'000'000;
 
 ActionOutcome Outcome(ActionOutcome::Kind kind, std::string message) { return {kind, std::move(message), std::nullopt}; }
 
+bool Listed(const std::vector<int>& list, long value) { return std::find(list.begin(), list.end(), value) != list.end(); }
+
 }  // namespace
 
 const char* OutcomeKindName(ActionOutcome::Kind kind) {
@@ -33,15 +35,17 @@ std::string DurationText(int64_t ns) {
   return std::to_string(ns / 1'000'000) + " ms";
 }
 
-ActionOutcome CommandOutcome(const ChildExit& exit, const std::vector<int>& retry_exit_codes, int64_t timeout_ns) {
+ActionOutcome CommandOutcome(const ChildExit& exit, const std::vector<int>& retry_exit_codes, int64_t timeout_ns,
+                             const std::vector<int>& permanent_exit_codes) {
   if (exit.timed_out) return Outcome(ActionOutcome::kRetry, "timed out after " + DurationText(timeout_ns));
   if (exit.signal != 0) return Outcome(ActionOutcome::kPermanent, "killed by signal " + std::to_string(exit.signal));
   const std::string message = "exit " + std::to_string(exit.exit_code);
   if (exit.exit_code == 0) return Outcome(ActionOutcome::kSuccess, message);
-  if (std::find(retry_exit_codes.begin(), retry_exit_codes.end(), exit.exit_code) != retry_exit_codes.end()) {
-    return Outcome(ActionOutcome::kRetry, message);
+  if (Listed(retry_exit_codes, exit.exit_code)) return Outcome(ActionOutcome::kRetry, message);
+  if (permanent_exit_codes.empty() || Listed(permanent_exit_codes, exit.exit_code)) {
+    return Outcome(ActionOutcome::kPermanent, message);
   }
-  return Outcome(ActionOutcome::kPermanent, message);
+  return Outcome(ActionOutcome::kRetry, message);
 }
 
 std::optional<int64_t> ParseRetryAfter(std::string_view value, int64_t now_ns) {
@@ -65,7 +69,8 @@ std::optional<int64_t> ParseRetryAfter(std::string_view value, int64_t now_ns) {
   return std::nullopt;
 }
 
-ActionOutcome WebhookOutcome(const HttpAnswer& answer, int64_t now_ns) {
+ActionOutcome WebhookOutcome(const HttpAnswer& answer, int64_t now_ns, const std::vector<int>& retry_statuses,
+                             const std::vector<int>& permanent_statuses) {
   switch (answer.transport) {
     case HttpAnswer::kAnswered:
       break;
@@ -80,8 +85,10 @@ ActionOutcome WebhookOutcome(const HttpAnswer& answer, int64_t now_ns) {
   const long s = answer.status;
   const std::string http = "HTTP " + std::to_string(s);
   if (s >= 200 && s <= 299) return Outcome(ActionOutcome::kSuccess, http);
-  if (s == 410) return Outcome(ActionOutcome::kDisable, http + ": the endpoint is gone, disable it");
-  if (s == 429 || (s >= 500 && s <= 599)) {
+  if (Listed(permanent_statuses, s)) return Outcome(ActionOutcome::kPermanent, http + " (permanent_statuses)");
+  const bool retry = Listed(retry_statuses, s);
+  if (s == 410 && !retry) return Outcome(ActionOutcome::kDisable, http + ": the endpoint is gone, disable it");
+  if (retry || s == 429 || (s >= 500 && s <= 599)) {
     ActionOutcome out = Outcome(ActionOutcome::kRetry, http);
     out.retry_after_ns = ParseRetryAfter(answer.retry_after, now_ns);
     return out;

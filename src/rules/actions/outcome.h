@@ -19,11 +19,15 @@ namespace fathom::rules {
 std::string DurationText(int64_t ns);
 
 // A command that started: exit 0 success; an exit in `retry_exit_codes` or a time-out retry;
-// any other exit or a signal permanent.
-ActionOutcome CommandOutcome(const ChildExit& exit, const std::vector<int>& retry_exit_codes, int64_t timeout_ns);
+// an exit in `permanent_exit_codes` permanent; any other exit permanent, or retry when
+// `permanent_exit_codes` is not empty; a signal permanent.
+ActionOutcome CommandOutcome(const ChildExit& exit, const std::vector<int>& retry_exit_codes, int64_t timeout_ns,
+                             const std::vector<int>& permanent_exit_codes = {});
 
-// A webhook's answer; `now_ns` turns a Retry-After HTTP-date into a delay.
-ActionOutcome WebhookOutcome(const HttpAnswer& answer, int64_t now_ns);
+// A webhook's answer; `now_ns` turns a Retry-After HTTP-date into a delay. A status in
+// `retry_statuses` is retried, one in `permanent_statuses` permanent, whatever the default.
+ActionOutcome WebhookOutcome(const HttpAnswer& answer, int64_t now_ns, const std::vector<int>& retry_statuses = {},
+                             const std::vector<int>& permanent_statuses = {});
 
 // Retry-After (RFC 9110): delay-seconds, or an HTTP-date (IMF-fixdate "Sun, 06 Nov 1994
 // 08:49:37 GMT", or the obsolete RFC 850 and asctime forms); a date in the past is a delay of

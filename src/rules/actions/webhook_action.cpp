@@ -51,7 +51,7 @@ ActionOutcome RunWebhookAction(const WebhookAction& action, const DeliveryContex
   post.headers = {"Content-Type: application/json", "User-Agent: fathom",
                   "webhook-id: " + context.delivery_id, "webhook-timestamp: " + std::to_string(timestamp),
                   "webhook-signature: " + signatures};
-  return WebhookOutcome(PostHttp(post), NowNs());
+  return WebhookOutcome(PostHttp(post), NowNs(), action.retry_statuses, action.permanent_statuses);
 }
 
 }  // namespace fathom::rules

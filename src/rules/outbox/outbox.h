@@ -16,7 +16,8 @@
 //   - Actions about one path run in order: Lease() never hands out a delivery while an older
 //     one of the same path is not finished (pending, running or waiting).
 //   - Dead deliveries stay until replayed (Replay, ReplayAllDead) or purged (PurgeDead);
-//     succeeded ones until PurgeSucceeded().
+//     succeeded ones until PurgeSucceeded(). Endpoints disabled by HTTP 410 stay disabled
+//     until enabled (EnableEndpoints).
 //   - The file is recognised by its header (PRAGMA application_id 'FOBX', user_version);
 //     a file of another application, or of a newer schema, is refused with a message that
 //     says so. A reader (`fathom rules status`) opens it read-only beside a running writer.
@@ -184,6 +185,24 @@ class Outbox {
               const std::function<bool(const Delivery&)>& fn);
   // The delivery `id`, or nothing when unknown.
   Result<std::optional<Delivery>> Get(const std::string& id);
+
+  // A rule's webhook endpoint that answered HTTP 410 Gone: no delivery of the rule calls it
+  // again, across restarts, until EnableEndpoints(rule). Kept per rule and URL: a rule whose
+  // URL is edited calls the new one.
+  struct DisabledEndpoint {
+    std::string rule;
+    std::string url;
+    std::string reason;    // the outcome that disabled it ("HTTP 410: ...")
+    int64_t since_ns = 0;  // when
+  };
+  // Records it (again: the reason and the time are replaced). Durable when it returns.
+  Status DisableEndpoint(const DisabledEndpoint& endpoint);
+  // The record of `rule`'s `url` when it is disabled, else nothing.
+  Result<std::optional<DisabledEndpoint>> DisabledEndpointOf(std::string_view rule, std::string_view url);
+  // Every disabled endpoint, by rule and URL.
+  Result<std::vector<DisabledEndpoint>> DisabledEndpoints();
+  // Enables every endpoint of `rule` again; how many were disabled.
+  Result<size_t> EnableEndpoints(std::string_view rule);
 
   struct State;  // outbox_state.h
 

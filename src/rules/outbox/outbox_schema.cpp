@@ -12,10 +12,16 @@
 //     deliveries_rule(rule, state, seq): List, ReplayAllDead, PurgeDead;
 //     deliveries_done(finished) WHERE state = 3: PurgeSucceeded.
 //   cursors(consumer TEXT PRIMARY KEY, event_id): how far each consumer recorded.
+//   disabled_endpoints(rule, url, reason, since; PRIMARY KEY(rule, url)): webhooks that
+//     answered HTTP 410 Gone (schema version 2).
+//
+// A writer that opens an outbox of an older schema version brings it to this one (kMigrations)
+// in the transaction that checks it; a reader reads an older one as it is.
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 
 #include "catalog/sqlite_schema.h"
 #include "rules/outbox/outbox_state.h"
@@ -25,6 +31,15 @@ namespace fathom::rules {
 namespace {
 
 constexpr int64_t kEventStoreApplicationId = 1179928653;  // "FTHM" (store_schema.h)
+
+// Version 2: the endpoints disabled by HTTP 410 Gone.
+constexpr const char* kCreateDisabledEndpoints =
+    "CREATE TABLE disabled_endpoints(rule TEXT NOT NULL, url TEXT NOT NULL, reason TEXT NOT NULL,"
+    " since INTEGER NOT NULL, PRIMARY KEY(rule, url)) WITHOUT ROWID;";
+
+// What brings version N - 1 to N, at index N - 2.
+constexpr const char* kMigrations[] = {kCreateDisabledEndpoints};
+static_assert(std::size(kMigrations) == kOutboxSchemaVersion - 1, "one migration per schema version after 1");
 
 const std::string kCreateSchema =
     "CREATE TABLE deliveries(seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, rule TEXT NOT NULL,"
@@ -36,8 +51,8 @@ const std::string kCreateSchema =
     "CREATE INDEX deliveries_open_path ON deliveries(path, seq) WHERE state < 3;"
     "CREATE INDEX deliveries_rule ON deliveries(rule, state, seq);"
     "CREATE INDEX deliveries_done ON deliveries(finished) WHERE state = 3;"
-    "CREATE TABLE cursors(consumer TEXT PRIMARY KEY, event_id INTEGER NOT NULL) WITHOUT ROWID;"
-    "PRAGMA application_id = " +
+    "CREATE TABLE cursors(consumer TEXT PRIMARY KEY, event_id INTEGER NOT NULL) WITHOUT ROWID;" +
+    std::string(kCreateDisabledEndpoints) + "PRAGMA application_id = " +
     std::to_string(kOutboxApplicationId) + ";PRAGMA user_version = " + std::to_string(kOutboxSchemaVersion) + ";";
 
 std::string NotAnOutbox(const std::string& path, const std::string& what) {
@@ -79,6 +94,17 @@ Status CheckIdentity(const store::Connection& db, bool read_only) {
   return Status::Ok();
 }
 
+// An outbox of an older schema version brought to this one, in the caller's transaction.
+Status Migrate(const store::Connection& db) {
+  FATHOM_ASSIGN_OR_RETURN(int64_t version, db.QueryInt("PRAGMA user_version", "reading the schema version"));
+  for (int64_t next = version + 1; next <= kOutboxSchemaVersion; ++next) {
+    const std::string what = "bringing the outbox to schema version " + std::to_string(next);
+    FATHOM_RETURN_IF_ERROR(db.Exec(kMigrations[next - 2], what));
+    FATHOM_RETURN_IF_ERROR(db.Exec(("PRAGMA user_version = " + std::to_string(next)).c_str(), what));
+  }
+  return Status::Ok();
+}
+
 Status PrepareWriter(const store::Connection& db) {
   std::string mode;
   {
@@ -100,6 +126,8 @@ Status PrepareWriter(const store::Connection& db) {
   Status created = app_id.ok() ? Status::Ok() : app_id.status();
   if (created.ok() && app_id.value() != kOutboxApplicationId) {
     created = db.Exec(kCreateSchema.c_str(), "creating the outbox's tables");
+  } else if (created.ok()) {
+    created = Migrate(db);
   }
   if (created.ok()) created = db.Exec("COMMIT", "committing the outbox's tables");
   if (!created.ok()) db.RollbackIfOpen();

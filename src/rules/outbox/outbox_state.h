@@ -13,7 +13,7 @@
 namespace fathom::rules {
 
 inline constexpr int64_t kOutboxApplicationId = 0x464F4258;  // "FOBX"
-inline constexpr int kOutboxSchemaVersion = 1;
+inline constexpr int kOutboxSchemaVersion = 2;  // 2: disabled_endpoints
 
 // The outbox's words in SQLite error messages.
 extern const store::SqliteFileKind kOutboxFile;

@@ -1,6 +1,7 @@
 // Commands run for real: hostile file names reach argv as exact bytes and nothing in them
 // executes; exit 0 / 75 / 3, a time-out and a signal mean what action.h says, with its
-// messages; the payload arrives on stdin; the environment is exactly the documented one; and,
+// messages (and with permanent_exit_codes, every other failure is retried); the payload
+// arrives on stdin; the environment is exactly the documented one; and,
 // when the tests run as root, a command runs as another user and uid 0 needs allow_root.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -93,6 +94,29 @@ TEST_F(CommandActionTest, ExitCodesTimeOutAndSignalsAreClassifiedWithTheirMessag
   EXPECT_EQ(RunCommandAction(a, Delivery({"/x"})).kind, ActionOutcome::kRetry);
   a.argv = {"/bin/echo", "{size}"};
   EXPECT_EQ(RunCommandAction(a, Delivery({"/x"})).kind, ActionOutcome::kPermanent);
+}
+
+TEST_F(CommandActionTest, PermanentExitCodesMakeEveryOtherFailureARetry) {
+  CommandAction a;
+  a.permanent_exit_codes = {3, 64};
+  auto exit_with = [&](int code) {
+    a.argv = {"/bin/sh", "-c", "exit " + std::to_string(code)};
+    return RunCommandAction(a, Delivery({"/x"}));
+  };
+  ActionOutcome three = exit_with(3);
+  EXPECT_EQ(three.kind, ActionOutcome::kPermanent);
+  EXPECT_EQ(three.message, "exit 3");
+  EXPECT_EQ(exit_with(64).kind, ActionOutcome::kPermanent);
+  ActionOutcome four = exit_with(4);
+  EXPECT_EQ(four.kind, ActionOutcome::kRetry);
+  EXPECT_EQ(four.message, "exit 4");
+  EXPECT_EQ(exit_with(75).kind, ActionOutcome::kRetry);
+  EXPECT_EQ(exit_with(0).kind, ActionOutcome::kSuccess);
+  a.argv = {"/bin/sh", "-c", "kill -9 $$"};
+  EXPECT_EQ(RunCommandAction(a, Delivery({"/x"})).kind, ActionOutcome::kPermanent) << "a signal stays permanent";
+  // Without the list, the default: only retry_exit_codes are retried.
+  a.permanent_exit_codes.clear();
+  EXPECT_EQ(exit_with(4).kind, ActionOutcome::kPermanent);
 }
 
 TEST_F(CommandActionTest, ThePayloadArrivesOnStdinAndACommandThatIgnoresItStillEnds) {

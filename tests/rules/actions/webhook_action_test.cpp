@@ -2,8 +2,9 @@
 // each kind of answer and what it means (Retry-After in seconds and as an HTTP-date, 410
 // disables, a redirect is not followed), a port nobody listens on, Standard Webhooks
 // signatures checked with the openssl command for one and two secrets, the same webhook-id on
-// every attempt, hostile names in the body, loopback refused unless allowed (no request
-// arrives), and a secret file others could read refused.
+// every attempt, retry_statuses and permanent_statuses over the defaults, hostile names in
+// the body, loopback refused unless allowed (no request arrives), and a secret file others
+// could read refused.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -140,6 +141,34 @@ TEST_F(WebhookActionTest, RetryDisableAndPermanentAnswers) {
   EXPECT_EQ(missing.kind, ActionOutcome::kPermanent);
   EXPECT_EQ(missing.message, "HTTP 404");
   EXPECT_EQ(hook_.Requests().size(), 5u);
+}
+
+TEST_F(WebhookActionTest, RetryAndPermanentStatusesOverrideTheDefaults) {
+  action_.retry_statuses = {404, 410};
+  action_.permanent_statuses = {503, 429};
+  hook_.Answer(404, {{"Retry-After", "9"}});
+  ActionOutcome missing = Send();
+  EXPECT_EQ(missing.kind, ActionOutcome::kRetry);
+  EXPECT_EQ(missing.message, "HTTP 404");
+  EXPECT_EQ(missing.retry_after_ns, 9'000'000'000);
+  hook_.Answer(410);
+  ActionOutcome gone = Send();
+  EXPECT_EQ(gone.kind, ActionOutcome::kRetry) << "retried, not disabled";
+  EXPECT_EQ(gone.message, "HTTP 410");
+  hook_.Answer(503, {{"Retry-After", "9"}});
+  ActionOutcome unavailable = Send();
+  EXPECT_EQ(unavailable.kind, ActionOutcome::kPermanent);
+  EXPECT_EQ(unavailable.message, "HTTP 503 (permanent_statuses)");
+  hook_.Answer(429);
+  EXPECT_EQ(Send().kind, ActionOutcome::kPermanent);
+  // Statuses in neither list keep their defaults.
+  hook_.Answer(500);
+  EXPECT_EQ(Send().kind, ActionOutcome::kRetry);
+  hook_.Answer(403);
+  EXPECT_EQ(Send().kind, ActionOutcome::kPermanent);
+  hook_.Answer(202);
+  EXPECT_EQ(Send().kind, ActionOutcome::kSuccess);
+  EXPECT_EQ(hook_.Requests().size(), 7u);
 }
 
 TEST_F(WebhookActionTest, ARedirectIsPermanentAndNotFollowed) {
