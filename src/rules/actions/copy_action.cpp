@@ -20,8 +20,10 @@ struct FileOutcome {
   bool already_there = false;
 };
 
-// Failures that another attempt cannot mend; anything else (no space, I/O) may pass.
+// Failures that another attempt cannot mend (errno values, as Status::FromErrno keeps them);
+// anything else (no space, I/O, a copy that differs from what was read) may pass.
 bool Permanent(const std::error_code& code) {
+  if (code.category() != std::generic_category()) return false;
   switch (code.value()) {
     case EEXIST:
     case ENOENT:
@@ -32,7 +34,7 @@ bool Permanent(const std::error_code& code) {
     case ENOTDIR:
     case EISDIR:
     case ENAMETOOLONG:
-      return code.category() == std::generic_category() || code.category() == std::system_category();
+      return true;
     default:
       return false;
   }

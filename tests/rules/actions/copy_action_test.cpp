@@ -1,8 +1,10 @@
 // The copy action on real files: a file copied under the destination with its content, mode
 // and times, its SHA-256 the one the sha256sum command computes; a repeated attempt succeeds
 // without touching the copy; a destination holding other content is never replaced; a source
-// gone, a symbolic link or a directory is permanent; a batch copies each file and names each
-// one that failed.
+// gone, a symbolic link or a directory is permanent; no space left (a small tmpfs) is retried
+// and a read-only destination permanent, nothing left behind; a batch copies each file and
+// names each one that failed.
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include "rules/actions/action.h"
 #include "rules/actions/action_test_util.h"
 #include "support/fs_ops.h"
+#include "support/read_only_mount.h"
 #include "support/temp_dir.h"
 
 namespace fathom::rules {
@@ -131,6 +134,50 @@ TEST_F(CopyActionTest, ABatchCopiesEachFileOnceAndNamesEachFailure) {
   EXPECT_EQ(out.message, "copied 2 of 3 files to " + action_.to + " (1 already there); " + gone +
                              " is gone (no such file): nothing to copy");
   EXPECT_EQ(ReadAll(Under(d)), "ddd") << "the other files are copied all the same";
+}
+
+// A tmpfs of `kib` KiB mounted on `dir` for one test, unmounted on destruction (needs root).
+class SmallTmpfs {
+ public:
+  SmallTmpfs(const std::string& dir, int kib) : dir_(dir) {
+    fathom::testing::MakeDirs(dir);
+    const std::string options = "size=" + std::to_string(kib) + "k";
+    mounted_ = mount("tmpfs", dir.c_str(), "tmpfs", 0, options.c_str()) == 0;
+  }
+  ~SmallTmpfs() {
+    if (mounted_) umount2(dir_.c_str(), MNT_DETACH);
+  }
+  SmallTmpfs(const SmallTmpfs&) = delete;
+  SmallTmpfs& operator=(const SmallTmpfs&) = delete;
+  bool mounted() const { return mounted_; }
+
+ private:
+  std::string dir_;
+  bool mounted_ = false;
+};
+
+TEST_F(CopyActionTest, NoSpaceLeftIsRetriedAndAReadOnlyDestinationIsPermanentNothingLeftBehind) {
+  if (geteuid() != 0) GTEST_SKIP() << "mounting needs root";
+  const std::string a = Write("big.h5", std::string(1 << 20, 'x'));
+  const std::string small = dir_ / "small";
+  SmallTmpfs tmpfs(small, 64);
+  ASSERT_TRUE(tmpfs.mounted());
+  action_.to = small;
+  ActionOutcome full = Copy({a});
+  EXPECT_EQ(full.kind, ActionOutcome::kRetry);
+  EXPECT_EQ(full.message, "cannot write " + small + a + ".fathom-copy: No space left on device");
+  EXPECT_NE(access((small + a).c_str(), F_OK), 0);
+  EXPECT_NE(access((small + a + ".fathom-copy").c_str(), F_OK), 0);
+  const std::string rw = dir_ / "archive-rw";
+  fathom::testing::MakeDirs(rw);
+  fathom::testing::ReadOnlyMount view(rw, dir_ / "archive-ro");
+  ASSERT_EQ(view.error(), 0);
+  action_.to = dir_ / "archive-ro";
+  ActionOutcome read_only = Copy({a});
+  EXPECT_EQ(read_only.kind, ActionOutcome::kPermanent);
+  // The first directory to make under the destination: the first component of the source's path.
+  const std::string first = dir_.path().substr(0, dir_.path().find('/', 1));
+  EXPECT_EQ(read_only.message, "cannot make directory " + dir_ / "archive-ro" + first + ": Read-only file system");
 }
 
 TEST_F(CopyActionTest, WithoutAChecksumTheCopyIsStillWhole) {
