@@ -265,12 +265,14 @@ class RuleSetLoader {
         FATHOM_RETURN_IF_ERROR(ParseRetry(v, what, rule.retry));
       } else if (key == "concurrency") {
         FATHOM_ASSIGN_OR_RETURN(rule.concurrency, Count(v, what + ", concurrency"));
+      } else if (key == "endpoint_concurrency") {
+        FATHOM_ASSIGN_OR_RETURN(rule.endpoint_concurrency, Count(v, what + ", endpoint_concurrency"));
       } else if (key == "run_as") {
         FATHOM_ASSIGN_OR_RETURN(run_as, User(v, what + ", run_as"));
       } else {
         return Fail(item.first, what + ": unknown key '" + key +
                                     "' (expected name, kinds, path, ignore, condition, attributes, settle, max_wait, "
-                                    "sentinel, batch, action, retry, concurrency, run_as)");
+                                    "sentinel, batch, action, retry, concurrency, endpoint_concurrency, run_as)");
       }
     }
     if (!attributes_given && rule.trigger.condition && rule.trigger.condition->NeedsAttributes()) {
@@ -278,6 +280,9 @@ class RuleSetLoader {
     }
     if (!has_action) return Fail(r, what + ": no action: give action: " + kActionShapes);
     FATHOM_ASSIGN_OR_RETURN(rule.action, ParseAction(action, what));
+    if (rule.endpoint_concurrency != 0 && !std::holds_alternative<WebhookAction>(rule.action)) {
+      return Fail(r["endpoint_concurrency"], what + ", endpoint_concurrency: only a webhook has an endpoint");
+    }
     if (run_as) {
       auto* command = std::get_if<CommandAction>(&rule.action);
       if (command == nullptr) return Fail(r, what + ", run_as: only a command runs as a user");

@@ -30,6 +30,9 @@ struct Rule {
   Action action;  // a command, a webhook, a copy or a mail (rules/actions/action.h)
   RetryPolicy retry;
   size_t concurrency = 1;  // deliveries of this rule running at once
+  // A webhook's: the bound on its endpoint (0: the rules file's). An endpoint called by several
+  // rules takes the smallest of their bounds.
+  size_t endpoint_concurrency = 0;
 };
 
 struct RuleSet {

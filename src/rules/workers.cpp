@@ -1,6 +1,7 @@
 // workers.cpp — Workers: lease, perform, record; renew leases.
 #include "rules/workers.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "rules/actions/endpoint.h"
@@ -27,7 +28,13 @@ Outcome ToOutcome(const ActionOutcome& a) {
 Workers::Workers(const RuleSet& set, Outbox& outbox, const RunnerOptions& options, RunnerCounters& counters)
     : set_(set), outbox_(outbox), options_(options), counters_(counters) {
   for (const Rule& r : set_.rules) {
-    if (const auto* hook = std::get_if<WebhookAction>(&r.action)) endpoint_of_[r.name] = EndpointOf(hook->url);
+    const auto* hook = std::get_if<WebhookAction>(&r.action);
+    if (hook == nullptr) continue;
+    const std::string endpoint = EndpointOf(hook->url);
+    endpoint_of_[r.name] = endpoint;
+    const size_t bound = r.endpoint_concurrency != 0 ? r.endpoint_concurrency : set_.endpoint_concurrency;
+    const auto [at, added] = endpoint_limit_.emplace(endpoint, bound);
+    if (!added) at->second = std::min(at->second, bound);
   }
 }
 
@@ -90,7 +97,9 @@ bool Workers::TakeLocked(const Delivery& d) {
   size_t& n = per_rule_[d.rule];
   if (rule != nullptr && n >= rule->concurrency) return false;
   const auto endpoint = endpoint_of_.find(d.rule);
-  if (endpoint != endpoint_of_.end() && per_endpoint_[endpoint->second] >= set_.endpoint_concurrency) return false;
+  if (endpoint != endpoint_of_.end() && per_endpoint_[endpoint->second] >= endpoint_limit_.at(endpoint->second)) {
+    return false;
+  }
   ++n;
   if (endpoint != endpoint_of_.end()) ++per_endpoint_[endpoint->second];
   running_.insert(d.id);

@@ -2,7 +2,7 @@
 // rule's action, and records the outcome; a keeper renews the leases of running deliveries.
 // A delivery is taken only while its rule runs fewer than its `concurrency` and, for a
 // webhook, its endpoint (scheme://host:port, all rules together) fewer than the rules file's
-// `endpoint_concurrency`. A webhook answering 410 Gone is disabled in the outbox (it stays so
+// `endpoint_concurrency` (or the smallest a rule calling it sets). A webhook answering 410 Gone is disabled in the outbox (it stays so
 // across restarts); the deliveries of a disabled webhook end dead without calling it.
 //
 // Ownership: keeps references to the rule set, the outbox, the options and the counters,
@@ -62,6 +62,7 @@ class Workers {
   std::map<std::string, size_t> per_rule_;   // running deliveries per rule; guarded by mu_
   std::map<std::string, size_t> per_endpoint_;  // running webhook deliveries per endpoint; guarded by mu_
   std::map<std::string, std::string> endpoint_of_;  // rule -> its webhook's endpoint; immutable
+  std::map<std::string, size_t> endpoint_limit_;    // endpoint -> its bound; immutable
   std::set<std::string> running_;            // ids of running deliveries; guarded by mu_
   std::vector<std::thread> threads_;
 };

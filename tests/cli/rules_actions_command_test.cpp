@@ -1,7 +1,7 @@
 // `fathom rules` through the binary with the newer actions and limits, on real stores, real
 // files and a real HTTP server on loopback (cpp-httplib) that holds each request a while and
 // counts how many it holds at once: webhooks of two rules to one server never overlap with
-// endpoint_concurrency 1 and do with 2; a webhook answering 410 Gone stays disabled across a
+// endpoint_concurrency 1 (in the file, or on one of the rules) and do with 2; a webhook answering 410 Gone stays disabled across a
 // restart of the runner (its deliveries dead, the server not called) until `rules enable`, and
 // `rules status` shows it; copy and mail rules run end to end.
 //
@@ -130,9 +130,9 @@ class RulesActionsCommandTest : public ::testing::Test {
 
   // A rule of a webhook to `url` for the files under `dir`.
   std::string WebhookRule(const std::string& name, const std::string& dir, const std::string& url,
-                          size_t concurrency) const {
+                          size_t concurrency, const std::string& extra = "") const {
     return "  - name: " + name + "\n    kinds: [CLOSE_WRITE]\n    path: \"" + dir_ / dir + "/**\"\n" +
-           "    concurrency: " + std::to_string(concurrency) + "\n    retry: {max_attempts: 1}\n" +
+           "    concurrency: " + std::to_string(concurrency) + "\n    retry: {max_attempts: 1}\n" + extra +
            "    action: {webhook: \"" + url + "\", secret_file: " + secret_ + ", allow_loopback: true}\n";
   }
 
@@ -180,6 +180,21 @@ TEST_F(RulesActionsCommandTest, WebhooksOfTwoRulesToOneServerOverlapUpToEndpoint
   EXPECT_EQ(requested.size(), 8u);
   EXPECT_EQ(std::count(requested.begin(), requested.end(), "/a"), 4);
   EXPECT_EQ(server.most(), 2) << "two at once, never more";
+}
+
+TEST_F(RulesActionsCommandTest, ARulesEndpointConcurrencyBoundsItsEndpointForEveryRuleCallingIt) {
+  SlowServer server(300ms);
+  std::vector<std::string> paths = Files("a", 4);
+  for (const std::string& p : Files("b", 4)) paths.push_back(p);
+  AppendEvents(paths);
+  WriteRules("concurrency: 8\nendpoint_concurrency: 4\n",
+             WebhookRule("to-a", "a", server.url("/a"), 4, "    endpoint_concurrency: 1\n") +
+                 WebhookRule("to-b", "b", server.url("/b"), 4));
+  auto run = RunUntilIdle();
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("8 succeeded, 0 to retry, 0 dead"), std::string::npos) << run.err;
+  EXPECT_EQ(server.paths().size(), 8u);
+  EXPECT_EQ(server.most(), 1) << "the smallest bound of the rules calling the endpoint";
 }
 
 TEST_F(RulesActionsCommandTest, AnEndpointGoneStaysDisabledAcrossARestartUntilEnabled) {

@@ -159,6 +159,7 @@ rules:
   - name: ingest
     action: {command: [/bin/true], retry_exit_codes: [75, 99], permanent_exit_codes: [3, 64]}
   - name: notify
+    endpoint_concurrency: 1
     action: {webhook: "https://hooks.example/raw", secret_file: /etc/fathom/hook.secret,
              retry_statuses: [404, 410], permanent_statuses: [503]}
 )yaml",
@@ -187,6 +188,8 @@ rules:
   const auto& notify = std::get<WebhookAction>(set->rules.at(5).action);
   EXPECT_EQ(notify.retry_statuses, (std::vector<int>{404, 410}));
   EXPECT_EQ(notify.permanent_statuses, std::vector<int>{503});
+  EXPECT_EQ(set->rules.at(5).endpoint_concurrency, 1u);
+  EXPECT_EQ(set->rules.at(4).endpoint_concurrency, 0u) << "the rules file's";
   auto defaults = ParseRuleSet("rules:\n  - {name: r, action: {command: [/bin/true]}}\n", "rules.yaml");
   ASSERT_TRUE(defaults.ok());
   EXPECT_EQ(defaults->endpoint_concurrency, 4u);
@@ -234,6 +237,8 @@ TEST(RuleSetTest, ErrorsOfTheCopyAndMailActionsAndOutcomeLists) {
             "give it in one");
   EXPECT_EQ(Error("endpoint_concurrency: 0\nrules:\n  - {name: r, action: {command: [/bin/true]}}\n"),
             "rules.yaml: line 1, column 23: endpoint_concurrency: expected a positive whole number");
+  EXPECT_EQ(Error("rules:\n  - {name: r, endpoint_concurrency: 2, action: {command: [/bin/true]}}\n"),
+            "rules.yaml: line 2, column 37: rule r, endpoint_concurrency: only a webhook has an endpoint");
 }
 
 }  // namespace
