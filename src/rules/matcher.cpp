@@ -38,4 +38,12 @@ std::string Matcher::Explain(const Event& event, size_t rule, int64_t now_ns) {
   return why;
 }
 
+void Matcher::ExplainAll(const Event& event, int64_t now_ns, const std::function<void(const std::string&)>& line) {
+  for (size_t r = 0; r < set_.rules.size(); ++r) {
+    const std::string why = Explain(event, r, now_ns);
+    line("event " + std::to_string(event.id) + " " + KindNames(event.mask) + " " + event.path + ": rule " +
+         set_.rules[r].name + (why.empty() ? " takes it" : ": " + why));
+  }
+}
+
 }  // namespace fathom::rules

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "condition/units.h"
+#include "policy/alerts_section.h"
 #include "policy/yaml_text.h"
 
 namespace fathom::rules {
@@ -81,8 +82,14 @@ class RuleSetLoader {
         FATHOM_ASSIGN_OR_RETURN(set.concurrency, Count(v, "concurrency"));
       } else if (key == "lease") {
         FATHOM_ASSIGN_OR_RETURN(set.lease_ns, Duration(v, "lease"));
+      } else if (key == "max_cascade") {
+        FATHOM_ASSIGN_OR_RETURN(size_t depth, Count(v, "max_cascade"));
+        set.max_cascade = static_cast<int>(std::min<size_t>(depth, 1000));
+      } else if (key == "alert_sinks") {
+        FATHOM_RETURN_IF_ERROR(policy::ParseAlertSinks(v, y_, set.alert_sinks));
       } else {
-        return Fail(item.first, "unknown key '" + key + "' (expected rules, outbox, catalog, concurrency, lease)");
+        return Fail(item.first, "unknown key '" + key +
+                                    "' (expected rules, outbox, catalog, concurrency, lease, max_cascade, alert_sinks)");
       }
     }
     if (set.rules.empty()) return Fail(root, "no rules: give rules: with at least one rule");
@@ -234,10 +241,21 @@ class RuleSetLoader {
         FATHOM_ASSIGN_OR_RETURN(rule.concurrency, Count(v, what + ", concurrency"));
       } else if (key == "run_as") {
         FATHOM_ASSIGN_OR_RETURN(run_as, User(v, what + ", run_as"));
+      } else if (key == "outputs") {
+        FATHOM_ASSIGN_OR_RETURN(rule.guard.outputs, Globs(v, what + ", outputs"));
+      } else if (key == "own_events") {
+        const std::string s = v.IsScalar() ? v.Scalar() : "";
+        if (s != "ignore" && s != "match") return Fail(v, what + ", own_events: expected ignore or match");
+        rule.guard.ignore_own = s == "ignore";
+      } else if (key == "rate_limit") {
+        FATHOM_RETURN_IF_ERROR(ParseLimit(v, what + ", rate_limit", rule.guard.rate_max, rule.guard.rate_per_ns));
+      } else if (key == "breaker") {
+        FATHOM_RETURN_IF_ERROR(ParseLimit(v, what + ", breaker", rule.guard.breaker_max, rule.guard.breaker_per_ns));
       } else {
         return Fail(item.first, what + ": unknown key '" + key +
                                     "' (expected name, kinds, path, ignore, condition, attributes, settle, max_wait, "
-                                    "sentinel, batch, action, retry, concurrency, run_as)");
+                                    "sentinel, batch, action, retry, concurrency, run_as, outputs, own_events, "
+                                    "rate_limit, breaker)");
       }
     }
     if (!attributes_given && rule.trigger.condition && rule.trigger.condition->NeedsAttributes()) {
@@ -264,6 +282,27 @@ class RuleSetLoader {
         FATHOM_ASSIGN_OR_RETURN(c.batch_wait_ns, Duration(item.second, what + ", batch, max_wait"));
       } else {
         return Fail(item.first, what + ", batch: unknown key '" + key + "' (expected max_events, max_wait)");
+      }
+    }
+    return Status::Ok();
+  }
+
+  // {max: N, per: DURATION}, or off.
+  Status ParseLimit(const YAML::Node& v, const std::string& what, size_t& max, int64_t& per_ns) const {
+    if (v.IsScalar() && v.Scalar() == "off") {
+      max = 0;
+      per_ns = 0;
+      return Status::Ok();
+    }
+    if (!v.IsMap() || !v["max"] || !v["per"]) return Fail(v, what + ": expected {max: N, per: DURATION} or off");
+    for (const auto& item : v) {
+      const std::string key = item.first.as<std::string>();
+      if (key == "max") {
+        FATHOM_ASSIGN_OR_RETURN(max, Count(item.second, what + ", max"));
+      } else if (key == "per") {
+        FATHOM_ASSIGN_OR_RETURN(per_ns, Duration(item.second, what + ", per"));
+      } else {
+        return Fail(item.first, what + ": unknown key '" + key + "' (expected max, per)");
       }
     }
     return Status::Ok();

@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "fathom/policy.h"
 #include "fathom/rules.h"
 #include "fathom/status.h"
 #include "rules/actions/action.h"
@@ -22,6 +23,18 @@
 #include "rules/outbox/outbox.h"
 
 namespace fathom::rules {
+
+// What keeps a rule's actions from running away (docs/rules.md, "Loops and storms").
+struct LoopGuard {
+  // Globs of the paths the rule's action writes: events there are the rule's own, whatever
+  // the source (the only way to tell them with inotify, which does not say who wrote).
+  std::vector<std::string> outputs;
+  bool ignore_own = true;         // own_events: ignore (default) or match
+  size_t rate_max = 0;            // rate_limit: at most this many deliveries per path ...
+  int64_t rate_per_ns = 0;        // ... per this long; later ones wait (0: no limit)
+  size_t breaker_max = 0;         // breaker: more deliveries than this ...
+  int64_t breaker_per_ns = 0;     // ... within this long pause the rule (0: no breaker)
+};
 
 struct Rule {
   std::string name;
@@ -31,6 +44,7 @@ struct Rule {
   std::variant<CommandAction, WebhookAction> action;
   RetryPolicy retry;
   size_t concurrency = 1;  // deliveries of this rule running at once
+  LoopGuard guard;
 };
 
 struct RuleSet {
@@ -40,6 +54,8 @@ struct RuleSet {
   size_t concurrency = 4;                  // deliveries running at once, all rules together
   std::string catalog;                     // for `attributes: catalog` (catalog:)
   int64_t lease_ns = 60'000'000'000;       // how long a taken delivery is someone's (lease:)
+  int max_cascade = 3;                     // actions caused by actions caused by ... at most this deep
+  policy::AlertSinks alert_sinks;          // where a tripped breaker is announced (alert_sinks:)
 
   const Rule* Find(std::string_view name) const;
 };

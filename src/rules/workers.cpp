@@ -23,8 +23,9 @@ Outcome ToOutcome(const ActionOutcome& a) {
 
 }  // namespace
 
-Workers::Workers(const RuleSet& set, Outbox& outbox, const RunnerOptions& options, RunnerCounters& counters)
-    : set_(set), outbox_(outbox), options_(options), counters_(counters) {}
+Workers::Workers(const RuleSet& set, Outbox& outbox, const RunnerOptions& options, RunnerCounters& counters,
+                 ActionProcesses& processes)
+    : set_(set), outbox_(outbox), options_(options), counters_(counters), processes_(processes) {}
 
 Workers::~Workers() { Stop(); }
 
@@ -51,6 +52,16 @@ void Workers::Stop() {
   threads_.clear();
 }
 
+void Workers::SetPaused(std::set<std::string> rules) {
+  std::lock_guard<std::mutex> lock(mu_);
+  paused_ = std::move(rules);
+}
+
+void Workers::Pause(const std::string& rule) {
+  std::lock_guard<std::mutex> lock(mu_);
+  paused_.insert(rule);
+}
+
 size_t Workers::running() {
   std::lock_guard<std::mutex> lock(mu_);
   return running_.size();
@@ -68,6 +79,7 @@ void Workers::Work() {
     auto leased = outbox_.Lease(1, Now(), set_.lease_ns, [&](const Delivery& d) {
       const Rule* rule = set_.Find(d.rule);
       std::lock_guard<std::mutex> lock(mu_);
+      if (paused_.count(d.rule) != 0) return false;
       size_t& n = per_rule_[d.rule];
       if (rule != nullptr && n >= rule->concurrency) return false;
       ++n;
@@ -109,6 +121,11 @@ void Workers::Perform(const Delivery& d) {
     context.attempt = d.attempts;
     context.rule = d.rule;
     context.events = std::move(*events);
+    pid_t group = 0;
+    context.on_process = [&](pid_t pid) {
+      group = pid;
+      processes_.Started(pid, {d.rule, d.id, d.depth}, NowNs());
+    };
     result = std::visit(
         [&](const auto& action) {
           if constexpr (std::is_same_v<std::decay_t<decltype(action)>, CommandAction>) {
@@ -118,6 +135,7 @@ void Workers::Perform(const Delivery& d) {
           }
         },
         rule->action);
+    if (group > 0) processes_.Ended(group, NowNs());
     if (result.kind == ActionOutcome::kDisable) {
       std::lock_guard<std::mutex> lock(mu_);
       disabled_.insert(d.rule);

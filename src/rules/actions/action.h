@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -49,6 +50,9 @@ struct DeliveryContext {
   std::string rule;
   std::vector<Event> events;  // the event or the batch, ids ascending
   std::string payload_json;   // DeliveryPayload(*this); built on demand when empty
+  // A command action calls it with its process's pid (also its process group's id), so that
+  // events its programs cause can be recognised (rules/action_processes.h).
+  std::function<void(pid_t)> on_process;
 };
 
 // The JSON document an action gets:

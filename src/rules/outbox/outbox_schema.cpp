@@ -5,13 +5,16 @@
 //              path BLOB, payload, event_ids ("1,2,3"), last_event, state (0 pending,
 //              1 running, 2 waiting, 3 succeeded, 4 dead), attempts, created, age_from (the
 //              start of max_age; NULL after a replay until the next lease), next, lease_until,
-//              finished, last_result)
+//              finished, last_result, depth (of the cascade of actions that made it))
 //     deliveries_open(seq) WHERE state < 3: Lease walks the unfinished ones in order, however
 //       many finished rows the table holds;
 //     deliveries_open_path(path, seq) WHERE state < 3: whether a path has an older unfinished one;
 //     deliveries_rule(rule, state, seq): List, ReplayAllDead, PurgeDead;
 //     deliveries_done(finished) WHERE state = 3: PurgeSucceeded.
 //   cursors(consumer TEXT PRIMARY KEY, event_id): how far each consumer recorded.
+//   paused_rules(rule TEXT PRIMARY KEY, since, reason): rules whose deliveries wait for
+//     `fathom rules resume` (a tripped circuit breaker).
+// Schema 2 added deliveries.depth and paused_rules; a writer brings a schema 1 file up to date.
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -31,12 +34,13 @@ const std::string kCreateSchema =
     " rule_version TEXT NOT NULL, path BLOB NOT NULL, payload TEXT NOT NULL, event_ids TEXT NOT NULL,"
     " last_event INTEGER NOT NULL, state INTEGER NOT NULL, attempts INTEGER NOT NULL,"
     " created INTEGER NOT NULL, age_from INTEGER, next INTEGER NOT NULL, lease_until INTEGER NOT NULL,"
-    " finished INTEGER NOT NULL, last_result TEXT NOT NULL);"
+    " finished INTEGER NOT NULL, last_result TEXT NOT NULL, depth INTEGER NOT NULL DEFAULT 0);"
     "CREATE INDEX deliveries_open ON deliveries(seq) WHERE state < 3;"
     "CREATE INDEX deliveries_open_path ON deliveries(path, seq) WHERE state < 3;"
     "CREATE INDEX deliveries_rule ON deliveries(rule, state, seq);"
     "CREATE INDEX deliveries_done ON deliveries(finished) WHERE state = 3;"
     "CREATE TABLE cursors(consumer TEXT PRIMARY KEY, event_id INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE paused_rules(rule TEXT PRIMARY KEY, since INTEGER NOT NULL, reason TEXT NOT NULL) WITHOUT ROWID;"
     "PRAGMA application_id = " +
     std::to_string(kOutboxApplicationId) + ";PRAGMA user_version = " + std::to_string(kOutboxSchemaVersion) + ";";
 
@@ -71,12 +75,27 @@ Status CheckIdentity(const store::Connection& db, bool read_only) {
                          ", newer than this fathom understands (" + std::to_string(kOutboxSchemaVersion) +
                          "): use a newer fathom");
   }
+  if (read_only && version < kOutboxSchemaVersion) {
+    return Status::Error("rules outbox " + path + " was written by an older fathom (schema " + std::to_string(version) +
+                         "): start `fathom rules run` with it once to bring it up to date");
+  }
   if (version < 1) {
     return Status::Error("rules outbox " + path +
                          " has no schema version: it is damaged; move it aside (its deliveries are lost) and "
                          "restart the rules");
   }
   return Status::Ok();
+}
+
+// Brings an outbox of an older schema up to date, in the caller's transaction.
+Status Upgrade(const store::Connection& db) {
+  FATHOM_ASSIGN_OR_RETURN(int64_t version, db.QueryInt("PRAGMA user_version", "reading the schema version"));
+  if (version >= kOutboxSchemaVersion) return Status::Ok();
+  return db.Exec(
+      ("ALTER TABLE deliveries ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;"
+       "CREATE TABLE paused_rules(rule TEXT PRIMARY KEY, since INTEGER NOT NULL, reason TEXT NOT NULL) WITHOUT ROWID;"
+       "PRAGMA user_version = " + std::to_string(kOutboxSchemaVersion) + ";").c_str(),
+      "bringing the outbox's tables up to date (schema 1 to 2)");
 }
 
 Status PrepareWriter(const store::Connection& db) {
@@ -100,6 +119,8 @@ Status PrepareWriter(const store::Connection& db) {
   Status created = app_id.ok() ? Status::Ok() : app_id.status();
   if (created.ok() && app_id.value() != kOutboxApplicationId) {
     created = db.Exec(kCreateSchema.c_str(), "creating the outbox's tables");
+  } else if (created.ok()) {
+    created = Upgrade(db);
   }
   if (created.ok()) created = db.Exec("COMMIT", "committing the outbox's tables");
   if (!created.ok()) db.RollbackIfOpen();
