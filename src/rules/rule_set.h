@@ -45,6 +45,10 @@ struct Rule {
   RetryPolicy retry;
   size_t concurrency = 1;  // deliveries of this rule running at once
   LoopGuard guard;
+  // owner: a client of the aggregator's client list (clients:); the rule takes only events
+  // on the paths granted to it. "" (no owner): every event the runner reads.
+  std::string owner;
+  std::vector<std::string> owner_paths;
 };
 
 struct RuleSet {
@@ -54,6 +58,7 @@ struct RuleSet {
   size_t concurrency = 4;                  // deliveries running at once, all rules together
   std::string catalog;                     // for `attributes: catalog` (catalog:)
   int64_t lease_ns = 60'000'000'000;       // how long a taken delivery is someone's (lease:)
+  std::string clients;                     // the aggregator's client list, for owner: (clients:)
   int max_cascade = 3;                     // actions caused by actions caused by ... at most this deep
   policy::AlertSinks alert_sinks;          // where a tripped breaker is announced (alert_sinks:)
 
