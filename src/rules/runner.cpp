@@ -1,6 +1,8 @@
 // runner.cpp — Runner::Run: read, match, coalesce, record with the cursor, acknowledge.
 #include "rules/runner.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -39,6 +41,13 @@ Runner::Runner(const RuleSet& set, Outbox& outbox, catalog::Catalog* catalog, Ru
 Status Runner::Run(catalog::EventFeed& feed, const std::atomic<bool>& stop) {
   auto clock = [&] { return options_.clock ? options_.clock() : NowNs(); };
   for (const Rule& r : set_.rules) {
+    // A root runner runs commands as their rules' users; as root only when a rule says so.
+    const auto* command = std::get_if<CommandAction>(&r.action);
+    if (command != nullptr && command->run_as_uid.value_or(geteuid()) == 0 && !command->allow_root) {
+      return Status::Error(set_.source + ": rule " + r.name +
+                           ": its command would run as root (the runner runs as root): give run_as: USER, or "
+                           "allow_root: true in its action to run it as root");
+    }
     if (const auto* hook = std::get_if<WebhookAction>(&r.action)) {
       Status s = CheckWebhookAction(*hook);
       if (!s.ok()) return Status::Error(set_.source + ": rule " + r.name + ": " + s.message());

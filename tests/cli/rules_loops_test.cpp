@@ -71,7 +71,7 @@ class RulesLoops : public ::testing::Test {
   std::string Rule(const std::string& name, const std::string& glob, const std::string& suffix,
                    const std::string& extra = "") {
     return "  - name: " + name + "\n    kinds: [CLOSE_WRITE]\n    path: \"" + glob + "\"\n" + extra +
-           "    action: {command: [" + script_ + ", '" + suffix + "', '{path}']}\n";
+           "    action: {command: [" + script_ + ", '" + suffix + "', '{path}'], allow_root: true}\n";
   }
 
   void Start(const std::string& backend, const std::string& rules, const std::string& head = "") {

@@ -70,7 +70,8 @@ struct CommandAction {
   std::vector<int> retry_exit_codes = {75};  // EX_TEMPFAIL
   std::optional<uid_t> run_as_uid;           // needs a runner running as root
   std::optional<gid_t> run_as_gid;           // default: the user's primary group
-  bool allow_root = false;                   // run_as_uid 0 is refused unless set
+  bool allow_root = false;                   // run_as_uid 0 is refused unless set; so is a root runner's
+                                             // command without run_as (Runner::Run)
 };
 
 // Placeholders, replaced as whole arguments or inside one (never through a shell):
