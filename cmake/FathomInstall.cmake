@@ -74,4 +74,5 @@ fathom_man_page(fathom-rules-status fathom fathom "deliveries by state per rule,
 fathom_man_page(fathom-rules-deliveries fathom fathom "the deliveries of the rules, newest first" ARGS rules deliveries)
 fathom_man_page(fathom-rules-dead fathom fathom "the dead deliveries" ARGS rules dead)
 fathom_man_page(fathom-rules-replay fathom fathom "make dead deliveries pending again" ARGS rules replay)
+fathom_man_page(fathom-rules-resume fathom fathom "run a paused rule's deliveries again" ARGS rules resume)
 fathom_man_page(fathom-rules-purge fathom fathom "delete the dead deliveries" ARGS rules purge)

@@ -1,4 +1,4 @@
-// `fathom rules run|test|status|deliveries|dead|replay|purge|enable` — event-driven rules
+// `fathom rules run|test|status|deliveries|dead|replay|resume|purge|enable` — event-driven rules
 // (src/rules/, docs/rules.md).
 #include <atomic>
 #include <cstdio>
@@ -78,17 +78,19 @@ int RunRules(const RulesArgs& a) {
   rules::RunnerOptions options;
   options.name = a.feed.name;
   options.until_idle = a.until_idle;
+  options.explain = a.explain;
   options.log = [](const std::string& line) { std::fprintf(stderr, "fathom: %s\n", line.c_str()); };
   rules::Runner runner(*set, **outbox, catalog->get(), options);
   std::fprintf(stderr, "fathom: rules: %zu rules from %s, outbox %s, reading after event %llu\n", set->rules.size(),
                a.config.c_str(), path->c_str(), static_cast<unsigned long long>(*cursor));
   Status s = runner.Run(**feed, stop);
   const rules::RunnerCounters& c = runner.counters();
+  auto n = [](const std::atomic<uint64_t>& v) { return static_cast<unsigned long long>(v.load()); };
   std::fprintf(stderr, "fathom: rules: %llu events read, %llu matched, %llu deliveries recorded, %llu succeeded, "
-               "%llu to retry, %llu dead\n",
-               static_cast<unsigned long long>(c.events.load()), static_cast<unsigned long long>(c.matched.load()),
-               static_cast<unsigned long long>(c.recorded.load()), static_cast<unsigned long long>(c.succeeded.load()),
-               static_cast<unsigned long long>(c.retried.load()), static_cast<unsigned long long>(c.dead.load()));
+               "%llu to retry, %llu dead; %llu left alone as the rules' own, %llu past max_cascade, "
+               "%llu delayed by rate limits\n",
+               n(c.events), n(c.matched), n(c.recorded), n(c.succeeded), n(c.retried), n(c.dead), n(c.own_ignored),
+               n(c.too_deep), n(c.rate_limited));
   if (!s.ok()) return Fail("rules run", s.message(), kExitFailure);
   return kExitOk;
 }
@@ -175,6 +177,18 @@ int Replay(const RulesArgs& a) {
   return kExitOk;
 }
 
+int Resume(const RulesArgs& a) {
+  std::optional<rules::RuleSet> set;
+  auto outbox = OpenOutbox(a, false, set);
+  if (!outbox.ok()) return Fail("rules resume", outbox.status().message(), kExitFailure);
+  auto was = (*outbox)->Resume(a.rule);
+  if (!was.ok()) return Fail("rules resume", was.status().message(), kExitFailure);
+  if (!*was) return Fail("rules resume", "rule " + a.rule + " is not paused (`fathom rules status` shows the paused ones)",
+                         kExitFailure);
+  std::fprintf(stderr, "fathom: rule %s resumed: its deliveries run again\n", a.rule.c_str());
+  return kExitOk;
+}
+
 int Purge(const RulesArgs& a) {
   std::optional<rules::RuleSet> set;
   auto outbox = OpenOutbox(a, false, set);
@@ -228,6 +242,7 @@ CommandRunner AddRulesCommand(CLI::App& app) {
       "  fathom rules status --config rules.yaml --store events.db\n"
       "  fathom rules dead --config rules.yaml\n"
       "  fathom rules replay --config rules.yaml --all --rule notify\n"
+      "  fathom rules resume --config rules.yaml notify\n"
       "  fathom rules enable --config rules.yaml notify\n"
       "See docs/rules.md.");
 
@@ -238,6 +253,7 @@ CommandRunner AddRulesCommand(CLI::App& app) {
   AddFeedOptions(*run, a->feed, "rules", "the outbox");
   run->add_flag("--until-idle", a->until_idle,
                 "Stop once every event the stream holds is delivered, or waiting to be retried");
+  run->add_flag("--explain", a->explain, "Log, for every event read and every rule, why the rule takes it or not");
 
   CLI::App* test = cmd->add_subcommand(
       "test", "Try the rules on stored history: what would have fired, and with --explain why (nothing runs)");
@@ -275,6 +291,10 @@ CommandRunner AddRulesCommand(CLI::App& app) {
   replay->add_flag("--all", a->all, "Every dead delivery (of --rule)");
   replay->add_option("--rule", a->rule, "Only this rule's");
 
+  CLI::App* resume = cmd->add_subcommand("resume", "Run a paused rule's deliveries again (after its breaker tripped)");
+  AddOutboxOptions(*resume, *a);
+  resume->add_option("RULE", a->rule, "The rule")->required();
+
   CLI::App* purge = cmd->add_subcommand("purge", "Delete the dead deliveries");
   AddOutboxOptions(*purge, *a);
   purge->add_option("--rule", a->rule, "Only this rule's");
@@ -283,7 +303,7 @@ CommandRunner AddRulesCommand(CLI::App& app) {
   AddOutboxOptions(*enable, *a);
   enable->add_option("RULE", a->rule, "The rule")->required();
 
-  return [a, run, test, status, deliveries, dead, replay, purge, enable]() -> int {
+  return [a, run, test, status, deliveries, dead, replay, resume, purge, enable]() -> int {
     if (run->parsed()) return RunRules(*a);
     if (test->parsed()) return TestRules(*a);
     if (status->parsed()) return Status_(*a);
@@ -294,6 +314,7 @@ CommandRunner AddRulesCommand(CLI::App& app) {
     }
     if (dead->parsed()) return Deliveries(*a, {rules::DeliveryState::kDead}, "rules dead");
     if (replay->parsed()) return Replay(*a);
+    if (resume->parsed()) return Resume(*a);
     if (purge->parsed()) return Purge(*a);
     if (enable->parsed()) return Enable(*a);
     return kExitUsage;

@@ -132,6 +132,7 @@ Result<ChildExit> RunChild(const ChildSpec& spec) {
     ReportAndExit(fd, errno);
   }
   if (spec.own_process_group) setpgid(pid, pid);  // also here: no window where kill(-pid) misses
+  if (spec.on_started) spec.on_started(pid);
   failed_write.reset();
   in_read.reset();
   null_fd.reset();

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,9 @@ struct ChildSpec {
   std::optional<std::string_view> input;
   std::optional<ChildCredentials> credentials;
   bool own_process_group = false;
+  // Called in the parent once the child exists, with its pid (its process group's id too
+  // when own_process_group), before the child's program runs; not called when fork fails.
+  std::function<void(pid_t)> on_started;
 };
 
 struct ChildExit {

@@ -13,6 +13,15 @@ std::vector<const Trigger*> Triggers(const RuleSet& set) {
   return out;
 }
 
+// An owned rule sees only what its owner may (the aggregator's grants: a grant and below it).
+bool Granted(const Rule& rule, const Event& event) {
+  if (rule.owner.empty()) return true;
+  for (const std::string& p : rule.owner_paths) {
+    if (PathUnder(event.path, p)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Matcher::Matcher(const RuleSet& set, catalog::Catalog* catalog)
@@ -24,6 +33,7 @@ void Matcher::Match(const Event& event, int64_t now_ns, std::vector<size_t>& out
   if (candidates_.empty()) return;
   EntryAttributes attributes(event, catalog_);
   for (size_t r : candidates_) {
+    if (!Granted(set_.rules[r], event)) continue;
     const Trigger& t = set_.rules[r].trigger;
     if (MatchesCondition(t, event, attributes.Of(t.attributes), names_, now_ns)) out.push_back(r);
   }
@@ -32,10 +42,20 @@ void Matcher::Match(const Event& event, int64_t now_ns, std::vector<size_t>& out
 std::string Matcher::Explain(const Event& event, size_t rule, int64_t now_ns) {
   std::string why = index_.Explain(rule, event);
   if (!why.empty()) return why;
+  const Rule& r = set_.rules[rule];
+  if (!Granted(r, event)) return "path " + event.path + " is not granted to its owner " + r.owner;
   EntryAttributes attributes(event, catalog_);
   const Trigger& t = set_.rules[rule].trigger;
   MatchesCondition(t, event, attributes.Of(t.attributes), names_, now_ns, &why);
   return why;
+}
+
+void Matcher::ExplainAll(const Event& event, int64_t now_ns, const std::function<void(const std::string&)>& line) {
+  for (size_t r = 0; r < set_.rules.size(); ++r) {
+    const std::string why = Explain(event, r, now_ns);
+    line("event " + std::to_string(event.id) + " " + KindNames(event.mask) + " " + event.path + ": rule " +
+         set_.rules[r].name + (why.empty() ? " takes it" : ": " + why));
+  }
 }
 
 }  // namespace fathom::rules

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ class Matcher {
   void Match(const Event& event, int64_t now_ns, std::vector<size_t>& out);
   // Why rule `rule` does or does not take `event`: "" when it takes it.
   std::string Explain(const Event& event, size_t rule, int64_t now_ns);
+  // One line per rule, as `--explain` prints them: "event 7 CREATE /x: rule r takes it" or
+  // "...: rule r: why not".
+  void ExplainAll(const Event& event, int64_t now_ns, const std::function<void(const std::string&)>& line);
 
  private:
   const RuleSet& set_;

@@ -10,10 +10,13 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "condition/units.h"
+#include "security/client_list.h"
+#include "policy/alerts_section.h"
 #include "policy/yaml_text.h"
 
 namespace fathom::rules {
@@ -86,12 +89,22 @@ class RuleSetLoader {
         FATHOM_ASSIGN_OR_RETURN(set.endpoint_concurrency, Count(v, "endpoint_concurrency"));
       } else if (key == "lease") {
         FATHOM_ASSIGN_OR_RETURN(set.lease_ns, Duration(v, "lease"));
+      } else if (key == "clients") {
+        FATHOM_ASSIGN_OR_RETURN(set.clients, Text(v, "clients"));
+        clients_at_ = v;
+      } else if (key == "max_cascade") {
+        FATHOM_ASSIGN_OR_RETURN(size_t depth, Count(v, "max_cascade"));
+        set.max_cascade = static_cast<int>(std::min<size_t>(depth, 1000));
+      } else if (key == "alert_sinks") {
+        FATHOM_RETURN_IF_ERROR(policy::ParseAlertSinks(v, y_, set.alert_sinks));
       } else {
         return Fail(item.first, "unknown key '" + key +
-                                    "' (expected rules, outbox, catalog, concurrency, endpoint_concurrency, lease)");
+                                    "' (expected rules, outbox, catalog, concurrency, lease, clients, max_cascade, "
+                                    "alert_sinks, endpoint_concurrency)");
       }
     }
     if (set.rules.empty()) return Fail(root, "no rules: give rules: with at least one rule");
+    FATHOM_RETURN_IF_ERROR(ResolveOwners(set));
     for (const Rule& r : set.rules) {
       if (r.trigger.attributes == AttributeSource::kCatalog && set.catalog.empty()) {
         return Status::Error(y_.source + ": rule " + r.name +
@@ -269,10 +282,24 @@ class RuleSetLoader {
         FATHOM_ASSIGN_OR_RETURN(rule.endpoint_concurrency, Count(v, what + ", endpoint_concurrency"));
       } else if (key == "run_as") {
         FATHOM_ASSIGN_OR_RETURN(run_as, User(v, what + ", run_as"));
+      } else if (key == "owner") {
+        FATHOM_ASSIGN_OR_RETURN(rule.owner, Text(v, what + ", owner"));
+        owner_at_[rule.name] = v;
+      } else if (key == "outputs") {
+        FATHOM_ASSIGN_OR_RETURN(rule.guard.outputs, Globs(v, what + ", outputs"));
+      } else if (key == "own_events") {
+        const std::string s = v.IsScalar() ? v.Scalar() : "";
+        if (s != "ignore" && s != "match") return Fail(v, what + ", own_events: expected ignore or match");
+        rule.guard.ignore_own = s == "ignore";
+      } else if (key == "rate_limit") {
+        FATHOM_RETURN_IF_ERROR(ParseLimit(v, what + ", rate_limit", rule.guard.rate_max, rule.guard.rate_per_ns));
+      } else if (key == "breaker") {
+        FATHOM_RETURN_IF_ERROR(ParseLimit(v, what + ", breaker", rule.guard.breaker_max, rule.guard.breaker_per_ns));
       } else {
         return Fail(item.first, what + ": unknown key '" + key +
                                     "' (expected name, kinds, path, ignore, condition, attributes, settle, max_wait, "
-                                    "sentinel, batch, action, retry, concurrency, endpoint_concurrency, run_as)");
+                                    "sentinel, batch, action, retry, concurrency, run_as, outputs, own_events, "
+                                    "rate_limit, breaker, owner, endpoint_concurrency)");
       }
     }
     if (!attributes_given && rule.trigger.condition && rule.trigger.condition->NeedsAttributes()) {
@@ -302,6 +329,60 @@ class RuleSetLoader {
         FATHOM_ASSIGN_OR_RETURN(c.batch_wait_ns, Duration(item.second, what + ", batch, max_wait"));
       } else {
         return Fail(item.first, what + ", batch: unknown key '" + key + "' (expected max_events, max_wait)");
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Each rule's owner: the paths the aggregator's client list grants to the client of that name.
+  Status ResolveOwners(RuleSet& set) const {
+    std::optional<security::ClientList> clients;
+    for (Rule& r : set.rules) {
+      if (r.owner.empty()) continue;
+      const YAML::Node& at = owner_at_.at(r.name);
+      if (set.clients.empty()) {
+        return Fail(at, "rule " + r.name + ", owner: needs clients: (the aggregator's client list) to know what " +
+                            r.owner + " may see");
+      }
+      if (!clients) {
+        std::string file = set.clients;
+        const size_t slash = y_.source.rfind('/');
+        if (file.front() != '/' && slash != std::string::npos) file = y_.source.substr(0, slash + 1) + file;
+        auto loaded = security::ClientList::Load(file);
+        if (!loaded.ok()) return Fail(clients_at_, "clients: " + loaded.status().message());
+        clients = std::move(loaded).value();
+      }
+      const std::vector<const security::ClientGrant*> named = clients->Named(r.owner);
+      if (named.empty()) {
+        return Fail(at, "rule " + r.name + ", owner: no client named '" + r.owner + "' in " + set.clients);
+      }
+      for (const security::ClientGrant* g : named) {
+        if (named.size() > 1 && g->paths != named.front()->paths) {
+          return Fail(at, "rule " + r.name + ", owner: the clients named '" + r.owner + "' in " + set.clients +
+                              " have different grants: name one whose grants are the rule's");
+        }
+      }
+      r.owner_paths = named.front()->paths;
+    }
+    return Status::Ok();
+  }
+
+  // {max: N, per: DURATION}, or off.
+  Status ParseLimit(const YAML::Node& v, const std::string& what, size_t& max, int64_t& per_ns) const {
+    if (v.IsScalar() && v.Scalar() == "off") {
+      max = 0;
+      per_ns = 0;
+      return Status::Ok();
+    }
+    if (!v.IsMap() || !v["max"] || !v["per"]) return Fail(v, what + ": expected {max: N, per: DURATION} or off");
+    for (const auto& item : v) {
+      const std::string key = item.first.as<std::string>();
+      if (key == "max") {
+        FATHOM_ASSIGN_OR_RETURN(max, Count(item.second, what + ", max"));
+      } else if (key == "per") {
+        FATHOM_ASSIGN_OR_RETURN(per_ns, Duration(item.second, what + ", per"));
+      } else {
+        return Fail(item.first, what + ": unknown key '" + key + "' (expected max, per)");
       }
     }
     return Status::Ok();
@@ -498,6 +579,8 @@ class RuleSetLoader {
   }
 
   YamlText y_;
+  std::map<std::string, YAML::Node> owner_at_;  // where each rule's owner: is written
+  YAML::Node clients_at_;
 };
 
 }  // namespace

@@ -52,6 +52,11 @@ Result<Table> StatusTable(Outbox& outbox, const RuleSet* set, const std::string&
     t.preamble += ", newest event " + std::to_string(newest) + ", lag " +
                   std::to_string(newest > cursor ? newest - cursor : 0) + " events";
   }
+  t.preamble += "\n";
+  FATHOM_ASSIGN_OR_RETURN(std::vector<PausedRule> paused, outbox.Paused());
+  for (const PausedRule& p : paused) {
+    t.preamble += "rule " + p.rule + " is paused: " + p.reason + "\n";
+  }
   t.columns = {{"rule", 16, 16},   {"pending", 8, 8}, {"running", 8, 8}, {"waiting", 8, 8}, {"succeeded", 10, 10},
                {"dead", 6, 6},     {"retried", 8, 8}, {"last_event", 11, 11}, {"last_result", 0, 0},
                {"disabled", 0, 0}};

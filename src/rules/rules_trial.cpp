@@ -49,13 +49,7 @@ Result<TrialCounts> TryRules(const RuleSet& set, EventStore& store, uint64_t sin
     matcher.Match(e, now, taken);
     counts.matched += taken.size();
     for (size_t r : taken) coalescer.Add(r, e);
-    if (explain) {
-      for (size_t r = 0; r < set.rules.size(); ++r) {
-        const std::string why = matcher.Explain(e, r, now);
-        line("event " + std::to_string(e.id) + " " + KindNames(e.mask) + " " + e.path + ": rule " + set.rules[r].name +
-             (why.empty() ? " takes it" : ": " + why));
-      }
-    }
+    if (explain) matcher.ExplainAll(e, now, line);
     report(stream_now);
     return true;
   }));

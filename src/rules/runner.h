@@ -14,6 +14,10 @@
 //     success, a retry after a backoff, or dead. Leases of long actions are renewed; a runner
 //     that dies leaves leases that expire and are taken again (the action sees the same
 //     delivery id and a higher attempt number).
+//   - Loops and storms (rules/loop_guards.h): events made by the runner's own actions are
+//     ignored by the rule whose action made them; cascades deeper than max_cascade are
+//     recorded dead; per-path rate limits delay deliveries; a rule's tripped breaker pauses
+//     it (recorded in the outbox, announced in the log and to alert_sinks) until resumed.
 //   - Back-pressure, not loss: the reader stops reading while more than `max_unfinished`
 //     deliveries wait, so memory stays bounded and the cursor's lag shows it.
 //
@@ -30,6 +34,7 @@
 
 #include "catalog/follow/event_feed.h"
 #include "fathom/catalog.h"
+#include "rules/action_processes.h"
 #include "rules/outbox/outbox.h"
 #include "rules/rule_set.h"
 
@@ -41,6 +46,7 @@ struct RunnerOptions {
   size_t max_batch = 4096;                   // events read at once
   size_t max_unfinished = 10000;             // deliveries not yet finished before reading pauses
   std::chrono::milliseconds wait{200};       // how long a read or an idle worker waits
+  bool explain = false;                      // log why each event read was or was not taken by each rule
   std::function<void(const std::string&)> log;
   std::function<int64_t()> clock;            // the wall clock (ns since the epoch); NowNs when empty
 };
@@ -52,6 +58,9 @@ struct RunnerCounters {
   std::atomic<uint64_t> succeeded{0};
   std::atomic<uint64_t> retried{0};
   std::atomic<uint64_t> dead{0};
+  std::atomic<uint64_t> own_ignored{0};  // (event, rule) pairs left alone: the rule's own action made the event
+  std::atomic<uint64_t> too_deep{0};     // deliveries recorded dead: past max_cascade
+  std::atomic<uint64_t> rate_limited{0}; // deliveries recorded waiting for their rate limit
 };
 
 class Runner {
@@ -68,6 +77,7 @@ class Runner {
   catalog::Catalog* catalog_;
   RunnerOptions options_;
   RunnerCounters counters_;
+  ActionProcesses processes_;
 };
 
 }  // namespace fathom::rules

@@ -25,8 +25,9 @@ Outcome ToOutcome(const ActionOutcome& a) {
 
 }  // namespace
 
-Workers::Workers(const RuleSet& set, Outbox& outbox, const RunnerOptions& options, RunnerCounters& counters)
-    : set_(set), outbox_(outbox), options_(options), counters_(counters) {
+Workers::Workers(const RuleSet& set, Outbox& outbox, const RunnerOptions& options, RunnerCounters& counters,
+                 ActionProcesses& processes)
+    : set_(set), outbox_(outbox), options_(options), counters_(counters), processes_(processes) {
   for (const Rule& r : set_.rules) {
     const auto* hook = std::get_if<WebhookAction>(&r.action);
     if (hook == nullptr) continue;
@@ -63,6 +64,16 @@ void Workers::Stop() {
   threads_.clear();
 }
 
+void Workers::SetPaused(std::set<std::string> rules) {
+  std::lock_guard<std::mutex> lock(mu_);
+  paused_ = std::move(rules);
+}
+
+void Workers::Pause(const std::string& rule) {
+  std::lock_guard<std::mutex> lock(mu_);
+  paused_.insert(rule);
+}
+
 size_t Workers::running() {
   std::lock_guard<std::mutex> lock(mu_);
   return running_.size();
@@ -76,9 +87,11 @@ void Workers::Work() {
       if (stopping_) return;
       seen = wakes_;
     }
-    // Takes one delivery whose rule is under its concurrency; counted as running at once.
+    // Takes one delivery whose rule is not paused and under its concurrency, and whose endpoint
+    // is under its bound; counted as running at once.
     auto leased = outbox_.Lease(1, Now(), set_.lease_ns, [&](const Delivery& d) {
       std::lock_guard<std::mutex> lock(mu_);
+      if (paused_.count(d.rule) != 0) return false;
       return TakeLocked(d);
     });
     if (!leased.ok() && options_.log) options_.log("rules: cannot take a delivery: " + leased.status().message());
@@ -144,7 +157,13 @@ void Workers::Perform(const Delivery& d) {
     context.attempt = d.attempts;
     context.rule = d.rule;
     context.events = std::move(*events);
+    pid_t group = 0;
+    context.on_process = [&](pid_t pid) {
+      group = pid;
+      processes_.Started(pid, {d.rule, d.id, d.depth}, NowNs());
+    };
     result = RunAction(rule->action, context);
+    if (group > 0) processes_.Ended(group, NowNs());
     if (result.kind == ActionOutcome::kDisable) {
       const auto& hook = std::get<WebhookAction>(rule->action);
       Status s = outbox_.DisableEndpoint({d.rule, hook.url, result.message, Now()});

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "rules/action_processes.h"
 #include "rules/outbox/outbox.h"
 #include "rules/rule_set.h"
 #include "rules/runner.h"
@@ -27,7 +28,8 @@ namespace fathom::rules {
 
 class Workers {
  public:
-  Workers(const RuleSet& set, Outbox& outbox, const RunnerOptions& options, RunnerCounters& counters);
+  Workers(const RuleSet& set, Outbox& outbox, const RunnerOptions& options, RunnerCounters& counters,
+          ActionProcesses& processes);
   ~Workers();
 
   void Start(size_t count);
@@ -37,6 +39,9 @@ class Workers {
   void Stop();
   // How many deliveries run now.
   size_t running();
+  // The rules whose deliveries are not to be taken (paused).
+  void SetPaused(std::set<std::string> rules);
+  void Pause(const std::string& rule);
 
  private:
   void Work();
@@ -54,6 +59,7 @@ class Workers {
   Outbox& outbox_;
   const RunnerOptions& options_;
   RunnerCounters& counters_;
+  ActionProcesses& processes_;
 
   std::mutex mu_;
   std::condition_variable wake_;
@@ -64,6 +70,7 @@ class Workers {
   std::map<std::string, std::string> endpoint_of_;  // rule -> its webhook's endpoint; immutable
   std::map<std::string, size_t> endpoint_limit_;    // endpoint -> its bound; immutable
   std::set<std::string> running_;            // ids of running deliveries; guarded by mu_
+  std::set<std::string> paused_;             // rules paused; guarded by mu_
   std::vector<std::thread> threads_;
 };
 

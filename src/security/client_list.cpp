@@ -140,6 +140,14 @@ const ClientGrant* ClientList::Find(std::string_view public_key) const {
   return it == by_key_.end() ? nullptr : &it->second;
 }
 
+std::vector<const ClientGrant*> ClientList::Named(std::string_view name) const {
+  std::vector<const ClientGrant*> out;
+  for (const auto& [key, grant] : by_key_) {
+    if (grant.name == name) out.push_back(&grant);
+  }
+  return out;
+}
+
 Result<ClientList> ClientList::Parse(const std::string& yaml_text, const std::string& origin,
                                      const std::string& base_dir) {
   YAML::Node root;

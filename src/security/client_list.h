@@ -50,6 +50,8 @@ class ClientList {
   void Add(ClientGrant grant);
   // The grant of a public key, or nullptr.
   const ClientGrant* Find(std::string_view public_key) const;
+  // The grants of the clients named `name` (names are for people: several keys may share one).
+  std::vector<const ClientGrant*> Named(std::string_view name) const;
   size_t size() const { return by_key_.size(); }
 
  private:

@@ -5,6 +5,7 @@
 // --explain` says why each rule takes each event or not.
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -121,7 +122,7 @@ class RulesCommandTest : public ::testing::Test {
 
 TEST_F(RulesCommandTest, EveryMatchingEventsActionRunsOnceWhenNothingFails) {
   WriteEvents(500);
-  WriteRules("{command: [" + script_ + ", '{path}']}");
+  WriteRules("{command: [" + script_ + ", '{path}'], allow_root: true}");
   auto run = Fathom({"rules", "run", "--config", rules_, "--store", store_, "--until-idle"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.err.find("1500 events read, 500 matched, 500 deliveries recorded, 500 succeeded, 0 to retry, 0 dead"),
@@ -148,7 +149,7 @@ TEST_F(RulesCommandTest, EveryMatchingEventsActionRunsOnceWhenNothingFails) {
 TEST_F(RulesCommandTest, ARunnerKilledAtRandomRunsEveryActionAtLeastOnceRepeatsRecognisableById) {
   const size_t files = 3000;
   WriteEvents(files);
-  WriteRules("{command: [" + script_ + ", '{path}']}", "2s");
+  WriteRules("{command: [" + script_ + ", '{path}'], allow_root: true}", "2s");
   std::mt19937 rng(20261125);
   for (int kill = 0; kill < 8; ++kill) {
     testing::Subprocess runner({testing::FathomBinary(), "rules", "run", "--config", rules_, "--store", store_});
@@ -174,7 +175,7 @@ TEST_F(RulesCommandTest, AFailingActionIsDeadLetteredAndRunsAgainWhenReplayed) {
   const std::string failing = dir_ / "fail.sh";
   std::ofstream(failing) << "#!/bin/sh\nexit 3\n";
   chmod(failing.c_str(), 0755);
-  WriteRules("{command: [" + failing + ", '{path}']}");
+  WriteRules("{command: [" + failing + ", '{path}'], allow_root: true}");
   auto run = Fathom({"rules", "run", "--config", rules_, "--store", store_, "--until-idle"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.err.find("0 succeeded, 0 to retry, 3 dead"), std::string::npos) << run.err;
@@ -198,7 +199,7 @@ TEST_F(RulesCommandTest, AFailingActionIsDeadLetteredAndRunsAgainWhenReplayed) {
 
 TEST_F(RulesCommandTest, TestExplainsWhyEachRuleTakesEachEventOrNot) {
   WriteEvents(1);
-  WriteRules("{command: [" + script_ + ", '{path}']}");
+  WriteRules("{command: [" + script_ + ", '{path}'], allow_root: true}");
   auto test = Fathom({"rules", "test", "--config", rules_, "--store", store_, "--explain"});
   ASSERT_EQ(test.exit_code, 0) << test.err;
   const std::string f = Raw() + "/f0.h5";
@@ -213,6 +214,33 @@ TEST_F(RulesCommandTest, TestExplainsWhyEachRuleTakesEachEventOrNot) {
   EXPECT_NE(test.err.find("3 events, 1 matches, 1 deliveries would be made (nothing ran)"), std::string::npos)
       << test.err;
   EXPECT_FALSE(std::ifstream(log_).good()) << "nothing ran";
+}
+
+// A root runner never runs a command as root unless the rule says so; `--explain` on `rules
+// run` logs why each rule takes each event or not.
+TEST_F(RulesCommandTest, ARootRunnerRefusesACommandThatWouldRunAsRootUnlessAllowed) {
+  WriteEvents(1);
+  WriteRules("{command: [" + script_ + ", '{path}']}");
+  auto run = Fathom({"rules", "run", "--config", rules_, "--store", store_, "--until-idle", "--explain"});
+  if (geteuid() == 0) {
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_NE(run.err.find(rules_ + ": rule h5: its command would run as root (the runner runs as root): give "
+                                    "run_as: USER, or allow_root: true in its action to run it as root"),
+              std::string::npos)
+        << run.err;
+    EXPECT_FALSE(std::ifstream(log_).good()) << "nothing ran";
+  } else {
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(Lines(ReadAll(log_)).size(), 1u);
+  }
+  WriteRules("{command: [" + script_ + ", '{path}'], allow_root: true}");
+  run = Fathom({"rules", "run", "--config", rules_, "--store", store_, "--until-idle", "--explain"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("event 1 MODIFY " + Raw() + "/f0.h5: rule h5: kinds MODIFY not in CLOSE_WRITE"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("event 2 CLOSE_WRITE " + Raw() + "/f0.h5: rule h5 takes it"), std::string::npos) << run.err;
+  EXPECT_EQ(Lines(ReadAll(log_)).size(), 1u);
 }
 
 }  // namespace

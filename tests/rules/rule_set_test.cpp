@@ -106,8 +106,8 @@ TEST(RuleSetTest, AVersionFollowsTheRuleNotItsFormatting) {
 TEST(RuleSetTest, ErrorsNameTheLineTheColumnAndTheFix) {
   EXPECT_EQ(Error("rules: []\n"), "rules.yaml: line 1, column 1: no rules: give rules: with at least one rule");
   EXPECT_EQ(Error("rulez: []\n"),
-            "rules.yaml: line 1, column 1: unknown key 'rulez' (expected rules, outbox, catalog, concurrency, "
-            "endpoint_concurrency, lease)");
+            "rules.yaml: line 1, column 1: unknown key 'rulez' (expected rules, outbox, catalog, concurrency, lease, "
+            "clients, max_cascade, alert_sinks, endpoint_concurrency)");
   EXPECT_EQ(Error("rules:\n  - {path: /x/**, action: {command: [/bin/true]}}\n"),
             "rules.yaml: line 2, column 5: a rule needs a name: of letters, digits, '_', '-' and '.'");
   EXPECT_EQ(Error("rules:\n  - {name: r, kinds: [CREAT], action: {command: [/bin/true]}}\n"),

@@ -1,12 +1,16 @@
 // The fanotify source's pure parts: the directory path cache and the splitting and ordering
 // of merged kernel records. No kernel involved.
 #include <sys/fanotify.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include "sources/fanotify/dir_path_cache.h"
 #include "sources/fanotify/event_plan.h"
 #include "sources/fanotify/mount_table.h"
+#include "sources/fanotify/writer_attrs.h"
 
 namespace fathom::fanotify_internal {
 namespace {
@@ -132,6 +136,40 @@ TEST(EventPlan, MovedFromIsPairedWithTheMovedToOfTheSameObject) {
   EXPECT_EQ(steps[0], (Step{Step::Type::kSingle, FAN_CREATE, 0, 0}));
   EXPECT_EQ(steps[1], (Step{Step::Type::kSingle, FAN_CREATE, 1, 0}));
   EXPECT_EQ(steps[2], (Step{Step::Type::kMovePair, 0, 2, 0}));
+}
+
+TEST(WriterAttrs, ProcessGroupIsReadPastANameWithSpacesAndParentheses) {
+  int report[2];
+  ASSERT_EQ(pipe(report), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    setpgid(0, 0);
+    prctl(PR_SET_NAME, "a) b (c) d", 0, 0, 0);
+    const pid_t seen = ProcessGroupOf(getpid());
+    (void)!write(report[1], &seen, sizeof seen);
+    _exit(0);
+  }
+  pid_t seen = 0;
+  ASSERT_EQ(read(report[0], &seen, sizeof seen), static_cast<ssize_t>(sizeof seen));
+  waitpid(child, nullptr, 0);
+  close(report[0]);
+  close(report[1]);
+  EXPECT_EQ(seen, child);
+  EXPECT_EQ(ProcessGroupOf(getpid()), getpgrp());
+  EXPECT_EQ(ProcessGroupOf(child), -1);  // gone
+}
+
+TEST(WriterAttrs, NameTheProcessAndItsGroupAndNothingWithoutAProcess) {
+  WriterAttrs w;
+  EXPECT_EQ(w.For(0, 1), "");
+  EXPECT_EQ(w.For(getpid(), 1),
+            "{\"pid\":" + std::to_string(getpid()) + ",\"pgid\":" + std::to_string(getpgrp()) + "}");
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(0);
+  waitpid(child, nullptr, 0);
+  EXPECT_EQ(w.For(child, 1), "{\"pid\":" + std::to_string(child) + "}");
 }
 
 }  // namespace

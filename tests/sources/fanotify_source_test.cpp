@@ -1,6 +1,7 @@
 // The fanotify source on real kernel events: Table II, subtree filtering, renamed and removed
 // directories (with and without cache hits), own-process filtering, tmpfs, detection.
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -369,6 +370,37 @@ TEST(FanotifySource, StopWakesWait) {
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_TRUE(w.source().Wait(5s).ok());
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
+}
+
+
+// Each change names the process that made it and, while it is there, its process group: the
+// rules' runner tells its own actions' changes by them.
+TEST(FanotifySource, EventsNameTheWritingProcessAndItsGroup) {
+  TempDir dir;
+  FanWatcher w({dir.path()});
+  ASSERT_TRUE(w.Start().ok());
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    setpgid(0, 0);
+    WriteFile(dir / "made-by-child", "x");
+    char c;
+    (void)!read(go[0], &c, 1);  // stays until the parent has read the events
+    _exit(0);
+  }
+  auto events = w.CollectThrough(dir / "made-by-child");
+  (void)!write(go[1], "x", 1);
+  int status = 0;
+  waitpid(child, &status, 0);
+  close(go[0]);
+  close(go[1]);
+  ASSERT_FALSE(events.empty());
+  const std::string expected = "{\"pid\":" + std::to_string(child) + ",\"pgid\":" + std::to_string(child) + "}";
+  for (const Event& e : events) {
+    if (e.path == dir / "made-by-child") EXPECT_EQ(e.attrs, expected) << KindNames(e.mask);
+  }
 }
 
 }  // namespace

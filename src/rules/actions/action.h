@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -50,6 +51,9 @@ struct DeliveryContext {
   std::string rule;
   std::vector<Event> events;  // the event or the batch, ids ascending
   std::string payload_json;   // DeliveryPayload(*this); built on demand when empty
+  // A command action calls it with its process's pid (also its process group's id), so that
+  // events its programs cause can be recognised (rules/action_processes.h).
+  std::function<void(pid_t)> on_process;
 };
 
 // The JSON document an action gets:
@@ -68,7 +72,8 @@ struct CommandAction {
   std::vector<int> permanent_exit_codes;     // when given, every other non-zero exit is retried
   std::optional<uid_t> run_as_uid;           // needs a runner running as root
   std::optional<gid_t> run_as_gid;           // default: the user's primary group
-  bool allow_root = false;                   // run_as_uid 0 is refused unless set
+  bool allow_root = false;                   // run_as_uid 0 is refused unless set; so is a root runner's
+                                             // command without run_as (Runner::Run)
 };
 
 // Placeholders, replaced as whole arguments or inside one (never through a shell):

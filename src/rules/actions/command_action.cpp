@@ -54,6 +54,7 @@ ActionOutcome RunCommandAction(const CommandAction& action, const DeliveryContex
   spec.timeout_ns = action.timeout_ns;
   spec.replace_env = true;
   spec.own_process_group = true;
+  spec.on_started = context.on_process;
   const std::string payload = context.payload_json.empty() ? DeliveryPayload(context) : std::string();
   spec.input = context.payload_json.empty() ? std::string_view(payload) : std::string_view(context.payload_json);
   const uid_t uid = action.run_as_uid.value_or(geteuid());

@@ -11,6 +11,7 @@ namespace fathom::rules {
 namespace {
 
 constexpr int kPending = static_cast<int>(DeliveryState::kPending);
+constexpr int kWaiting = static_cast<int>(DeliveryState::kWaiting);
 constexpr int kDead = static_cast<int>(DeliveryState::kDead);
 
 std::function<double()> UniformJitter() {
@@ -73,6 +74,7 @@ void ReadDelivery(const store::Statement& stmt, Delivery& out) {
   out.lease_until_ns = stmt.ColumnInt(11);
   out.finished_ns = stmt.ColumnInt(12);
   stmt.ColumnText(13, out.last_result);
+  out.depth = static_cast<int>(stmt.ColumnInt(14));
 }
 
 Status Outbox::State::InTransaction(std::string_view what, const std::function<Status()>& work) {
@@ -118,8 +120,8 @@ Status Outbox::Record(std::span<const NewDelivery> deliveries, std::string_view 
     FATHOM_ASSIGN_OR_RETURN(
         store::Statement insert,
         db.Prepare("INSERT INTO deliveries(id, rule, rule_version, path, payload, event_ids, last_event, state,"
-                   " attempts, created, age_from, next, lease_until, finished, last_result)"
-                   " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, 0, ?8, ?8, 0, 0, 0, '') ON CONFLICT(id) DO NOTHING",
+                   " attempts, created, age_from, next, lease_until, finished, last_result, depth)"
+                   " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9, 0, ?8, ?8, ?10, 0, ?11, ?12, ?13) ON CONFLICT(id) DO NOTHING",
                    what));
     std::string id;
     std::string ids;
@@ -134,6 +136,13 @@ Status Outbox::Record(std::span<const NewDelivery> deliveries, std::string_view 
       insert.BindText(6, ids);
       insert.BindInt(7, static_cast<int64_t>(d.event_ids.back()));
       insert.BindInt(8, d.created_ns);
+      const bool dead = !d.dead_reason.empty();
+      const bool later = !dead && d.not_before_ns > d.created_ns;
+      insert.BindInt(9, dead ? kDead : later ? kWaiting : kPending);
+      insert.BindInt(10, later ? d.not_before_ns : 0);
+      insert.BindInt(11, dead ? d.created_ns : 0);
+      insert.BindText(12, d.dead_reason);
+      insert.BindInt(13, d.depth);
       FATHOM_RETURN_IF_ERROR(db.StepDone(insert, what));
     }
     FATHOM_ASSIGN_OR_RETURN(store::Statement set,

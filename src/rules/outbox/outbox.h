@@ -55,6 +55,9 @@ struct NewDelivery {
   std::string path;                  // the path the action is about: deliveries of one path run in order
   std::string payload;               // the JSON document given to the action (opaque here)
   int64_t created_ns = 0;
+  int depth = 0;                     // 0, or 1 + the depth of the delivery whose action caused its events
+  int64_t not_before_ns = 0;         // later than created_ns: recorded waiting until then (a rate limit)
+  std::string dead_reason;           // not empty: recorded dead at once, with this as its result
 };
 
 // "fd_" and 32 hexadecimal digits (the first 128 bits of a SHA-256 of the rule, the version
@@ -83,6 +86,14 @@ struct Delivery {
   int64_t lease_until_ns = 0;  // running: when its lease expires
   int64_t finished_ns = 0;     // when Finish() last recorded an outcome (0: never)
   std::string last_result;     // the message of the last outcome
+  int depth = 0;               // as recorded (NewDelivery::depth)
+};
+
+// A rule whose deliveries are not run until it is resumed (its circuit breaker tripped).
+struct PausedRule {
+  std::string rule;
+  int64_t since_ns = 0;
+  std::string reason;
 };
 
 struct RetryPolicy {
@@ -185,6 +196,14 @@ class Outbox {
               const std::function<bool(const Delivery&)>& fn);
   // The delivery `id`, or nothing when unknown.
   Result<std::optional<Delivery>> Get(const std::string& id);
+
+  // Pauses `rule` (its deliveries are still recorded; the runner leases none of them until it
+  // is resumed); a rule already paused keeps its first reason. Durable when it returns.
+  Status Pause(const std::string& rule, const std::string& reason, int64_t now_ns);
+  // Resumes `rule`; false when it was not paused.
+  Result<bool> Resume(const std::string& rule);
+  // The paused rules, by name.
+  Result<std::vector<PausedRule>> Paused();
 
   // A rule's webhook endpoint that answered HTTP 410 Gone: no delivery of the rule calls it
   // again, across restarts, until EnableEndpoints(rule). Kept per rule and URL: a rule whose

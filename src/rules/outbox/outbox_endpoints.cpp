@@ -1,6 +1,5 @@
 // outbox_endpoints.cpp — the webhook endpoints disabled by HTTP 410 Gone: recording, reading
-// and enabling them again (table disabled_endpoints, schema version 2: an outbox of version 1
-// opened read-only has none).
+// and enabling them again (table disabled_endpoints, schema 3).
 #include "rules/outbox/outbox.h"
 #include "rules/outbox/outbox_state.h"
 
@@ -8,14 +7,6 @@ namespace fathom::rules {
 namespace {
 
 constexpr const char* kColumns = "SELECT rule, url, reason, since FROM disabled_endpoints";
-
-// Whether the table is there: a reader may have opened an outbox of version 1.
-Result<bool> HasTable(const store::Connection& db) {
-  FATHOM_ASSIGN_OR_RETURN(int64_t n, db.QueryInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table'"
-                                                 " AND name = 'disabled_endpoints'",
-                                                 "reading the disabled endpoints"));
-  return n > 0;
-}
 
 Outbox::DisabledEndpoint ReadEndpoint(const store::Statement& stmt) {
   Outbox::DisabledEndpoint e;
@@ -49,8 +40,6 @@ Result<std::optional<Outbox::DisabledEndpoint>> Outbox::DisabledEndpointOf(std::
                                                                            std::string_view url) {
   std::lock_guard lock(s_->mu);
   const std::string_view what = "reading a disabled endpoint";
-  FATHOM_ASSIGN_OR_RETURN(bool has_table, HasTable(s_->db));
-  if (!has_table) return std::optional<DisabledEndpoint>();
   FATHOM_ASSIGN_OR_RETURN(store::Statement get,
                           s_->db.Prepare(std::string(kColumns) + " WHERE rule = ?1 AND url = ?2", what));
   get.BindText(1, rule);
@@ -65,8 +54,6 @@ Result<std::vector<Outbox::DisabledEndpoint>> Outbox::DisabledEndpoints() {
   std::lock_guard lock(s_->mu);
   const std::string_view what = "reading the disabled endpoints";
   std::vector<DisabledEndpoint> out;
-  FATHOM_ASSIGN_OR_RETURN(bool has_table, HasTable(s_->db));
-  if (!has_table) return out;
   FATHOM_ASSIGN_OR_RETURN(store::Statement list, s_->db.Prepare(std::string(kColumns) + " ORDER BY rule, url", what));
   for (;;) {
     const int rc = sqlite3_step(list.get());

@@ -5,18 +5,19 @@
 //              path BLOB, payload, event_ids ("1,2,3"), last_event, state (0 pending,
 //              1 running, 2 waiting, 3 succeeded, 4 dead), attempts, created, age_from (the
 //              start of max_age; NULL after a replay until the next lease), next, lease_until,
-//              finished, last_result)
+//              finished, last_result, depth (of the cascade of actions that made it))
 //     deliveries_open(seq) WHERE state < 3: Lease walks the unfinished ones in order, however
 //       many finished rows the table holds;
 //     deliveries_open_path(path, seq) WHERE state < 3: whether a path has an older unfinished one;
 //     deliveries_rule(rule, state, seq): List, ReplayAllDead, PurgeDead;
 //     deliveries_done(finished) WHERE state = 3: PurgeSucceeded.
 //   cursors(consumer TEXT PRIMARY KEY, event_id): how far each consumer recorded.
+//   paused_rules(rule TEXT PRIMARY KEY, since, reason): rules whose deliveries wait for
+//     `fathom rules resume` (a tripped circuit breaker).
 //   disabled_endpoints(rule, url, reason, since; PRIMARY KEY(rule, url)): webhooks that
-//     answered HTTP 410 Gone (schema version 2).
-//
-// A writer that opens an outbox of an older schema version brings it to this one (kMigrations)
-// in the transaction that checks it; a reader reads an older one as it is.
+//     answered HTTP 410 Gone, until `fathom rules enable`.
+// Schema 2 added deliveries.depth and paused_rules, schema 3 disabled_endpoints; a writer
+// brings an older file up to date one version after the other (kUpgrades).
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -32,26 +33,31 @@ namespace {
 
 constexpr int64_t kEventStoreApplicationId = 1179928653;  // "FTHM" (store_schema.h)
 
-// Version 2: the endpoints disabled by HTTP 410 Gone.
+// Schema 3: the endpoints disabled by HTTP 410 Gone.
 constexpr const char* kCreateDisabledEndpoints =
     "CREATE TABLE disabled_endpoints(rule TEXT NOT NULL, url TEXT NOT NULL, reason TEXT NOT NULL,"
     " since INTEGER NOT NULL, PRIMARY KEY(rule, url)) WITHOUT ROWID;";
 
-// What brings version N - 1 to N, at index N - 2.
-constexpr const char* kMigrations[] = {kCreateDisabledEndpoints};
-static_assert(std::size(kMigrations) == kOutboxSchemaVersion - 1, "one migration per schema version after 1");
+// What brings schema N - 1 to N, at index N - 2.
+constexpr const char* kUpgrades[] = {
+    "ALTER TABLE deliveries ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;"
+    "CREATE TABLE paused_rules(rule TEXT PRIMARY KEY, since INTEGER NOT NULL, reason TEXT NOT NULL) WITHOUT ROWID;",
+    kCreateDisabledEndpoints,
+};
+static_assert(std::size(kUpgrades) == kOutboxSchemaVersion - 1, "one upgrade per schema version after 1");
 
 const std::string kCreateSchema =
     "CREATE TABLE deliveries(seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, rule TEXT NOT NULL,"
     " rule_version TEXT NOT NULL, path BLOB NOT NULL, payload TEXT NOT NULL, event_ids TEXT NOT NULL,"
     " last_event INTEGER NOT NULL, state INTEGER NOT NULL, attempts INTEGER NOT NULL,"
     " created INTEGER NOT NULL, age_from INTEGER, next INTEGER NOT NULL, lease_until INTEGER NOT NULL,"
-    " finished INTEGER NOT NULL, last_result TEXT NOT NULL);"
+    " finished INTEGER NOT NULL, last_result TEXT NOT NULL, depth INTEGER NOT NULL DEFAULT 0);"
     "CREATE INDEX deliveries_open ON deliveries(seq) WHERE state < 3;"
     "CREATE INDEX deliveries_open_path ON deliveries(path, seq) WHERE state < 3;"
     "CREATE INDEX deliveries_rule ON deliveries(rule, state, seq);"
     "CREATE INDEX deliveries_done ON deliveries(finished) WHERE state = 3;"
-    "CREATE TABLE cursors(consumer TEXT PRIMARY KEY, event_id INTEGER NOT NULL) WITHOUT ROWID;" +
+    "CREATE TABLE cursors(consumer TEXT PRIMARY KEY, event_id INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE paused_rules(rule TEXT PRIMARY KEY, since INTEGER NOT NULL, reason TEXT NOT NULL) WITHOUT ROWID;" +
     std::string(kCreateDisabledEndpoints) + "PRAGMA application_id = " +
     std::to_string(kOutboxApplicationId) + ";PRAGMA user_version = " + std::to_string(kOutboxSchemaVersion) + ";";
 
@@ -86,6 +92,10 @@ Status CheckIdentity(const store::Connection& db, bool read_only) {
                          ", newer than this fathom understands (" + std::to_string(kOutboxSchemaVersion) +
                          "): use a newer fathom");
   }
+  if (read_only && version < kOutboxSchemaVersion) {
+    return Status::Error("rules outbox " + path + " was written by an older fathom (schema " + std::to_string(version) +
+                         "): start `fathom rules run` with it once to bring it up to date");
+  }
   if (version < 1) {
     return Status::Error("rules outbox " + path +
                          " has no schema version: it is damaged; move it aside (its deliveries are lost) and "
@@ -94,12 +104,14 @@ Status CheckIdentity(const store::Connection& db, bool read_only) {
   return Status::Ok();
 }
 
-// An outbox of an older schema version brought to this one, in the caller's transaction.
-Status Migrate(const store::Connection& db) {
+// Brings an outbox of an older schema up to date, one version after the other, in the caller's
+// transaction.
+Status Upgrade(const store::Connection& db) {
   FATHOM_ASSIGN_OR_RETURN(int64_t version, db.QueryInt("PRAGMA user_version", "reading the schema version"));
   for (int64_t next = version + 1; next <= kOutboxSchemaVersion; ++next) {
-    const std::string what = "bringing the outbox to schema version " + std::to_string(next);
-    FATHOM_RETURN_IF_ERROR(db.Exec(kMigrations[next - 2], what));
+    const std::string what = "bringing the outbox's tables up to date (schema " + std::to_string(next - 1) + " to " +
+                             std::to_string(next) + ")";
+    FATHOM_RETURN_IF_ERROR(db.Exec(kUpgrades[next - 2], what));
     FATHOM_RETURN_IF_ERROR(db.Exec(("PRAGMA user_version = " + std::to_string(next)).c_str(), what));
   }
   return Status::Ok();
@@ -127,7 +139,7 @@ Status PrepareWriter(const store::Connection& db) {
   if (created.ok() && app_id.value() != kOutboxApplicationId) {
     created = db.Exec(kCreateSchema.c_str(), "creating the outbox's tables");
   } else if (created.ok()) {
-    created = Migrate(db);
+    created = Upgrade(db);
   }
   if (created.ok()) created = db.Exec("COMMIT", "committing the outbox's tables");
   if (!created.ok()) db.RollbackIfOpen();

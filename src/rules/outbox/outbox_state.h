@@ -13,7 +13,7 @@
 namespace fathom::rules {
 
 inline constexpr int64_t kOutboxApplicationId = 0x464F4258;  // "FOBX"
-inline constexpr int kOutboxSchemaVersion = 2;  // 2: disabled_endpoints
+inline constexpr int kOutboxSchemaVersion = 3;  // 2: depth, paused_rules; 3: disabled_endpoints
 
 // The outbox's words in SQLite error messages.
 extern const store::SqliteFileKind kOutboxFile;
@@ -24,7 +24,7 @@ Result<store::Connection> OpenOutboxDb(const std::string& path, bool read_only, 
 // The columns of a delivery, in the order ReadDelivery reads them.
 inline constexpr const char* kDeliveryColumns =
     "id, seq, rule, rule_version, path, payload, event_ids, state, attempts, created, next, lease_until,"
-    " finished, last_result";
+    " finished, last_result, depth";
 
 // The delivery in the current row of `stmt`, selected with kDeliveryColumns first.
 void ReadDelivery(const store::Statement& stmt, Delivery& out);

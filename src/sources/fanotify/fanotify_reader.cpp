@@ -129,12 +129,12 @@ void FanotifySource::ExecuteSingle(const Step& step, std::vector<Event>& out) {
         if (step.kind & (FAN_DELETE | FAN_MOVED_FROM)) cache_.Forget(r.object, path);
       }
       int root = MatchRoot(path, false);
-      if (root >= 0) Emit(out, step.kind | isdir, 0, root, std::move(path));
+      if (root >= 0) Emit(out, step.kind | isdir, 0, root, std::move(path), r.pid);
       return;
     }
     // The common case, a file's entry: the path is built only for the watched trees.
     int root = MatchParent(parent_path_);
-    if (root >= 0) Emit(out, step.kind | isdir, 0, root, Join(parent_path_, r.name));
+    if (root >= 0) Emit(out, step.kind | isdir, 0, root, Join(parent_path_, r.name), r.pid);
     return;
   }
   // An event on an object itself. inotify reports those of files only to a watch on the file,
@@ -143,7 +143,7 @@ void FanotifySource::ExecuteSingle(const Step& step, std::vector<Event>& out) {
   if (step.kind & (FAN_DELETE_SELF | FAN_MOVE_SELF)) {
     for (size_t i = 0; i < roots_.size(); ++i) {
       if (!roots_[i].active || roots_[i].key != r.object) continue;
-      Emit(out, step.kind | isdir, 0, static_cast<int>(i), roots_[i].path);
+      Emit(out, step.kind | isdir, 0, static_cast<int>(i), roots_[i].path, r.pid);
       roots_[i].active = false;
       spdlog::warn("fanotify: watched directory {} was {}; it is no longer watched", roots_[i].path,
                    step.kind == FAN_MOVE_SELF ? "moved away" : "removed");
@@ -153,7 +153,7 @@ void FanotifySource::ExecuteSingle(const Step& step, std::vector<Event>& out) {
   std::string path;
   if (!ResolveDir(r.object, step.record, path)) return CountUnresolved(r, step.kind);
   int root = MatchRoot(path, true);
-  if (root >= 0) Emit(out, step.kind | isdir, 0, root, std::move(path));
+  if (root >= 0) Emit(out, step.kind | isdir, 0, root, std::move(path), r.pid);
 }
 
 void FanotifySource::HandleMove(const RawRecord& from, const HandleKey& to_dir,
@@ -176,11 +176,11 @@ void FanotifySource::HandleMove(const RawRecord& from, const HandleKey& to_dir,
   int from_root = from_parent ? MatchRoot(from_path, false) : -1;
   int to_root = to_parent ? MatchRoot(to_path, false) : -1;
   uint32_t cookie = (from_root >= 0 && to_root >= 0) ? NextCookie() : 0;
-  if (from_root >= 0) Emit(out, kind::kMovedFrom | isdir, cookie, from_root, std::move(from_path));
+  if (from_root >= 0) Emit(out, kind::kMovedFrom | isdir, cookie, from_root, std::move(from_path), rec.pid);
   if (to_root < 0) return;
   // A directory moved in from outside the watched trees: what it holds is reported too.
   const bool moved_in = isdir && from_root < 0;
-  Emit(out, kind::kMovedTo | isdir, cookie, to_root, moved_in ? to_path : std::move(to_path));
+  Emit(out, kind::kMovedTo | isdir, cookie, to_root, moved_in ? to_path : std::move(to_path), rec.pid);
   if (moved_in) ReportContents(to_root, to_path, out);
 }
 
@@ -193,7 +193,7 @@ void FanotifySource::ReportContents(int root, const std::string& dir, std::vecto
       std::string path = Join(base, name);
       if (MatchRoot(path, false) != root) return;
       if (is_dir) pending.push_back(path);
-      Emit(out, kind::kCreate | (is_dir ? kind::kIsDir : 0), 0, root, std::move(path));
+      Emit(out, kind::kCreate | (is_dir ? kind::kIsDir : 0), 0, root, std::move(path), 0);
     });
     // Gone or replaced since: the records that follow say what became of it.
     if (!listed.ok()) spdlog::debug("fanotify: {}", listed.message());
@@ -206,7 +206,7 @@ void FanotifySource::HandleOverflow(std::vector<Event>& out) {
   cache_.Clear();
   spdlog::warn("fanotify: the kernel event queue overflowed; events were lost");
   for (size_t i = 0; i < roots_.size(); ++i) {
-    if (roots_[i].active) Emit(out, kind::kOverflow, 0, static_cast<int>(i), roots_[i].path);
+    if (roots_[i].active) Emit(out, kind::kOverflow, 0, static_cast<int>(i), roots_[i].path, 0);
   }
 }
 
@@ -294,7 +294,7 @@ int FanotifySource::MatchParent(const std::string& parent) const {
 }
 
 void FanotifySource::Emit(std::vector<Event>& out, uint32_t mask, uint32_t cookie, int root,
-                          std::string path) {
+                          std::string path, pid_t pid) {
   if (!(mask & (options_.kinds | kind::kAlwaysDelivered) & kind::kAll)) return;
   Event& e = out.emplace_back();
   e.ts_ns = read_ts_;
@@ -303,6 +303,7 @@ void FanotifySource::Emit(std::vector<Event>& out, uint32_t mask, uint32_t cooki
   e.root = roots_[static_cast<size_t>(root)].path;
   e.path = std::move(path);
   e.source = "fanotify";
+  e.attrs = writers_.For(pid, read_ts_);
 }
 
 void FanotifySource::CountUnresolved(const RawRecord& r, uint64_t kind) {

@@ -42,6 +42,7 @@
 
 #include "fathom/source.h"
 #include "sources/fanotify/dir_path_cache.h"
+#include "sources/fanotify/writer_attrs.h"
 #include "sources/fanotify/event_plan.h"
 #include "sources/fanotify/fanotify_records.h"
 #include "sources/fanotify/handle_resolver.h"
@@ -128,7 +129,8 @@ class FanotifySource final : public Source {
   // MatchRoot(Join(parent, name), false) for a non-empty `name` without '/', decided from the
   // parent alone so that entries outside the watched trees cost no path.
   int MatchParent(const std::string& parent) const;
-  void Emit(std::vector<Event>& out, uint32_t mask, uint32_t cookie, int root, std::string path);
+  // `pid`: the process that made the change (0: none, e.g. an overflow); its attrs.
+  void Emit(std::vector<Event>& out, uint32_t mask, uint32_t cookie, int root, std::string path, pid_t pid);
   void CountUnresolved(const RawRecord& r, uint64_t kind);
   uint32_t NextCookie();
 
@@ -136,6 +138,7 @@ class FanotifySource final : public Source {
   FanotifySettings settings_;
   std::vector<Root> roots_;
   DirPathCache cache_;
+  WriterAttrs writers_;
   HandleResolver resolver_;
   UniqueFd fan_fd_;
   bool use_rename_ = false;  // FAN_RENAME in the marks' mask
