@@ -76,3 +76,4 @@ fathom_man_page(fathom-rules-dead fathom fathom "the dead deliveries" ARGS rules
 fathom_man_page(fathom-rules-replay fathom fathom "make dead deliveries pending again" ARGS rules replay)
 fathom_man_page(fathom-rules-resume fathom fathom "run a paused rule's deliveries again" ARGS rules resume)
 fathom_man_page(fathom-rules-purge fathom fathom "delete the dead deliveries" ARGS rules purge)
+fathom_man_page(fathom-rules-enable fathom fathom "call a rule's webhook again after it answered 410 Gone" ARGS rules enable)
