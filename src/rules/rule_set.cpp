@@ -307,6 +307,8 @@ class RuleSetLoader {
     }
     if (!has_action) return Fail(r, what + ": no action: give action: " + kActionShapes);
     FATHOM_ASSIGN_OR_RETURN(rule.action, ParseAction(action, what));
+    // A copy writes below its destination: events there are the rule's own (loop_guards.h).
+    if (const auto* copy = std::get_if<CopyAction>(&rule.action)) rule.guard.outputs.push_back(GlobBelow(copy->to));
     if (rule.endpoint_concurrency != 0 && !std::holds_alternative<WebhookAction>(rule.action)) {
       return Fail(r["endpoint_concurrency"], what + ", endpoint_concurrency: only a webhook has an endpoint");
     }
@@ -562,6 +564,17 @@ class RuleSetLoader {
     }
     if (a.to.empty()) return Fail(m, w + ": no recipient: give to: [ADDRESS...]");
     return Action(std::move(a));
+  }
+
+  // The glob of everything below directory `dir`, its wildcard characters escaped.
+  static std::string GlobBelow(std::string_view dir) {
+    while (dir.size() > 1 && dir.back() == '/') dir.remove_suffix(1);
+    std::string glob;
+    for (char c : dir) {
+      if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') glob += '\\';
+      glob += c;
+    }
+    return (glob == "/" ? "" : glob) + "/**";
   }
 
   // A mail header's value: one line, not empty.

@@ -2,6 +2,7 @@
 // line, the column and the fix; a rule's version follows its content, not its formatting.
 #include <gtest/gtest.h>
 
+#include "condition/glob.h"
 #include "rules/rule_set.h"
 
 namespace fathom::rules {
@@ -172,6 +173,16 @@ rules:
   const auto& unchecked = std::get<CopyAction>(set->rules.at(1).action);
   EXPECT_EQ(unchecked.to, "/archive/raw/");
   EXPECT_FALSE(unchecked.verify);
+  // What a copy writes is its rule's own output.
+  EXPECT_EQ(set->rules.at(0).guard.outputs, std::vector<std::string>{"/archive/raw/**"});
+  EXPECT_EQ(set->rules.at(1).guard.outputs, std::vector<std::string>{"/archive/raw/**"});
+  auto wild = ParseRuleSet("rules:\n  - {name: r, outputs: /x/*.sum, action: {copy: {to: '/a*[1]/'}}}\n", "rules.yaml");
+  ASSERT_TRUE(wild.ok()) << wild.status().message();
+  EXPECT_EQ(wild->rules[0].guard.outputs, (std::vector<std::string>{"/x/*.sum", "/a\\*\\[1\\]/**"}));
+  const auto below = condition::Glob::Compile(wild->rules[0].guard.outputs[1], condition::Glob::Mode::kPath);
+  EXPECT_TRUE(below.Matches("/a*[1]/x/y.h5"));
+  EXPECT_FALSE(below.Matches("/ab1/x/y.h5"));
+  EXPECT_FALSE(below.Matches("/a*1/x"));
   const auto& mail = std::get<MailAction>(set->rules.at(2).action);
   EXPECT_EQ(mail.to, (std::vector<std::string>{"ops@example.org", "root"}));
   EXPECT_EQ(mail.subject, "raw data arrived");
