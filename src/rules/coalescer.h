@@ -53,6 +53,8 @@ class Coalescer {
   // When the next group may become ready without a new event (nullopt: none held).
   std::optional<int64_t> NextDue() const;
   size_t held() const { return held_.size(); }
+  // Nothing held: no path settling, no batch filling.
+  bool empty() const { return held_.empty() && batches_.empty(); }
   // Events that cancelled out (a create and a delete of a held path), for the status.
   uint64_t cancelled() const { return cancelled_; }
 

@@ -155,7 +155,7 @@ Status Runner::Run(catalog::EventFeed& feed, const std::atomic<bool>& stop) {
       }
       workers.Wake();
     }
-    if (options_.until_idle && batch.events.empty() && coalescer.held() == 0) {
+    if (options_.until_idle && batch.events.empty() && coalescer.empty()) {
       FATHOM_ASSIGN_OR_RETURN(uint64_t left, outbox_.Unfinished());
       if (left == 0 && workers.running() == 0) break;
     }
