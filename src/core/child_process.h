@@ -10,8 +10,12 @@
 // is killed with SIGKILL. The outcome is a value: exit status, terminating signal, timed out,
 // or the errno that prevented exec (or the change of user).
 //
+// The child is started as vfork does (it shares this process's memory until its program
+// runs, so starting it costs no copy of the page tables, whatever this process's size); only
+// plain system calls happen between clone and exec.
+//
 // Ownership: nothing is kept after the call. Threading: any thread; the call blocks until the
-// child ends. Only async-signal-safe calls happen between fork and exec.
+// child ends.
 #pragma once
 
 #include <sys/types.h>
@@ -41,8 +45,8 @@ struct ChildSpec {
   std::optional<std::string_view> input;
   std::optional<ChildCredentials> credentials;
   bool own_process_group = false;
-  // Called in the parent once the child exists, with its pid (its process group's id too
-  // when own_process_group), before the child's program runs; not called when fork fails.
+  // Called in the parent once the child's program started (or failed to), with its pid (its
+  // process group's id too when own_process_group); not called when no process was made.
   std::function<void(pid_t)> on_started;
 };
 
