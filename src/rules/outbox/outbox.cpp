@@ -77,12 +77,19 @@ void ReadDelivery(const store::Statement& stmt, Delivery& out) {
   out.depth = static_cast<int>(stmt.ColumnInt(14));
 }
 
-Status Outbox::State::InTransaction(std::string_view what, const std::function<Status()>& work) {
+Status Outbox::State::InTransaction(std::string_view what, const std::function<Status()>& work,
+                                    Durability durability) {
   FATHOM_RETURN_IF_ERROR(Writable(what));
-  FATHOM_RETURN_IF_ERROR(db.Exec("BEGIN IMMEDIATE", what));
-  Status s = work();
+  const bool lazy = durability == Durability::kLazy;
+  if (lazy) FATHOM_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous=NORMAL", what));
+  Status s = db.Exec("BEGIN IMMEDIATE", what);
+  if (s.ok()) s = work();
   if (s.ok()) s = db.Exec("COMMIT", what);
   if (!s.ok()) db.RollbackIfOpen();
+  if (lazy) {
+    Status back = db.Exec("PRAGMA synchronous=FULL", what);
+    if (s.ok()) s = back;
+  }
   return s;
 }
 

@@ -12,7 +12,10 @@
 //     leaves it running until the lease expires, then Lease() hands it out again (attempts+1).
 //     Heartbeat() extends the lease of long actions. Finish() records the outcome: success,
 //     a retry after an exponential backoff with full jitter (RetryPolicy), or dead. The
-//     action sees the same delivery id on every attempt, to recognise a repeat.
+//     action sees the same delivery id on every attempt, to recognise a repeat. Leases,
+//     heartbeats and outcomes survive a crash of the process but are not waited on to reach
+//     the disk (synchronous=NORMAL; the next Record() syncs them): a crash of the machine may
+//     forget the last of them, which makes those actions run again, never lost.
 //   - Actions about one path run in order: Lease() never hands out a delivery while an older
 //     one of the same path is not finished (pending, running or waiting).
 //   - Dead deliveries stay until replayed (Replay, ReplayAllDead) or purged (PurgeDead);

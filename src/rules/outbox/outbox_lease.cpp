@@ -62,7 +62,7 @@ Result<std::vector<Delivery>> Outbox::Lease(size_t max, int64_t now_ns, int64_t 
       d.lease_until_ns = until;
     }
     return Status::Ok();
-  });
+  }, State::Durability::kLazy);
   if (!s.ok()) return s;
   return taken;
 }
@@ -82,7 +82,7 @@ Status Outbox::Heartbeat(std::span<const std::string> ids, int64_t lease_until_n
       if (sqlite3_changes(s_->db.get()) == 0) lost.push_back(id);
     }
     return Status::Ok();
-  }));
+  }, State::Durability::kLazy));
   if (lost.empty()) return Status::Ok();
   std::string list;
   for (const std::string& id : lost) list += (list.empty() ? "" : ", ") + id;
@@ -146,7 +146,7 @@ Status Outbox::Finish(const std::string& id, const Outcome& outcome, const Retry
     set.BindText(4, outcome.message);
     set.BindText(5, id);
     return db.StepDone(set, what);
-  });
+  }, State::Durability::kLazy);
 }
 
 }  // namespace fathom::rules

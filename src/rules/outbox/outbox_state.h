@@ -39,9 +39,16 @@ struct Outbox::State {
   bool read_only = false;
   std::function<double()> jitter;
 
+  // How a transaction's commit reaches the disk. kSynced: on disk when COMMIT returns
+  // (synchronous=FULL: deliveries, cursors, pauses, disabled endpoints). kLazy: a process crash
+  // keeps it, a machine crash may lose it until the next synced commit (synchronous=NORMAL in
+  // WAL mode): only for what, if lost, makes an action run again, never makes one lost —
+  // leases, heartbeats and outcomes.
+  enum class Durability { kSynced, kLazy };
   // Runs `work` in a write transaction (BEGIN IMMEDIATE), committed when it succeeds and
   // rolled back when it fails.
-  Status InTransaction(std::string_view what, const std::function<Status()>& work);
+  Status InTransaction(std::string_view what, const std::function<Status()>& work,
+                       Durability durability = Durability::kSynced);
   Status Writable(std::string_view what) const;
 };
 
