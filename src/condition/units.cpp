@@ -49,8 +49,8 @@ std::optional<int64_t> ParseDuration(std::string_view text) {
   if (!split) return std::nullopt;
   const auto& [value, unit] = *split;
   constexpr int64_t kSecond = 1000000000;
-  static constexpr std::array<std::pair<const char*, int64_t>, 14> kUnits = {{
-      {"", kSecond}, {"s", kSecond}, {"sec", kSecond}, {"m", 60 * kSecond}, {"min", 60 * kSecond},
+  static constexpr std::array<std::pair<const char*, int64_t>, 15> kUnits = {{
+      {"ms", kSecond / 1000}, {"", kSecond}, {"s", kSecond}, {"sec", kSecond}, {"m", 60 * kSecond}, {"min", 60 * kSecond},
       {"h", 3600 * kSecond}, {"hour", 3600 * kSecond}, {"d", 86400 * kSecond}, {"day", 86400 * kSecond},
       {"w", 7 * 86400 * kSecond}, {"week", 7 * 86400 * kSecond}, {"y", 365 * 86400 * kSecond},
       {"year", 365 * 86400 * kSecond}, {"days", 86400 * kSecond}}};

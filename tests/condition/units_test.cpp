@@ -31,6 +31,8 @@ TEST(UnitsTest, DurationsAndTheirUnits) {
   EXPECT_EQ(ParseDuration("45"), 45 * kS);
   EXPECT_EQ(ParseDuration("45s"), 45 * kS);
   EXPECT_EQ(ParseDuration("2sec"), 2 * kS);
+  EXPECT_EQ(ParseDuration("250ms"), kS / 4);
+  EXPECT_EQ(ParseDuration("10MS"), kS / 100);
   EXPECT_EQ(ParseDuration("15min"), 900 * kS);
   EXPECT_EQ(ParseDuration("15m"), 900 * kS);
   EXPECT_EQ(ParseDuration("6h"), 6 * 3600 * kS);
