@@ -18,14 +18,19 @@ function(fathom_executable name)
   target_link_libraries(${name} PRIVATE ${FATHOM_MIMALLOC_LIBRARY} ${ARG_DEPS})
 endfunction()
 
-# fathom_test(NAME SOURCES ... DEPS ... [TIMEOUT seconds] [SERIAL] [ONE_PROCESS])
+# fathom_test(NAME SOURCES ... DEPS ... [TIMEOUT seconds] [SERIAL] [ONE_PROCESS] [RELEASE_ONLY])
 # SERIAL: never run beside another test (load tests whose figures other tests would disturb).
 # ONE_PROCESS: the binary is one ctest entry, NAME, run once, so that its tests share a
 # fixture too costly to make per test (a database server started per test suite).
+# RELEASE_ONLY: long stress runs at full size, left out of the sanitizer build (FATHOM_SANITIZE),
+# which runs the unit and fast integration tests of the same code.
 # A GoogleTest binary; otherwise every TEST becomes one ctest entry. Tests find the CLI through the
 # FATHOM_BINARY definition and the build directory through FATHOM_BUILD_DIR.
 function(fathom_test name)
-  cmake_parse_arguments(ARG "SERIAL;ONE_PROCESS" "TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "SERIAL;ONE_PROCESS;RELEASE_ONLY" "TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  if(ARG_RELEASE_ONLY AND FATHOM_SANITIZE)
+    return()
+  endif()
   set(serial FALSE)
   if(ARG_SERIAL)
     set(serial TRUE)
