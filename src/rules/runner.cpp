@@ -81,7 +81,15 @@ Status Runner::Run(catalog::EventFeed& feed, const std::atomic<bool>& stop) {
       std::this_thread::sleep_for(options_.wait);
       continue;
     }
-    failed = feed.Next(batch, options_.max_batch, options_.wait);
+    // An idle read waits no longer than the next settle window or batch due to close.
+    std::chrono::milliseconds wait = options_.wait;
+    if (!coalescer.empty()) {
+      if (const std::optional<int64_t> due = coalescer.NextDue()) {
+        const auto until = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::nanoseconds(*due - clock()));
+        wait = std::clamp(until + std::chrono::milliseconds(1), std::chrono::milliseconds(1), options_.wait);
+      }
+    }
+    failed = feed.Next(batch, options_.max_batch, wait);
     if (!failed.ok()) break;
     if (batch.lost_before && options_.log) {
       options_.log("rules: events after " + std::to_string(last_read) +

@@ -53,7 +53,7 @@ class StoreFeed final : public EventFeed {
   }
 
  private:
-  static constexpr std::chrono::milliseconds kPoll{100};
+  static constexpr std::chrono::milliseconds kPoll{10};  // an empty read costs an index seek
   std::unique_ptr<EventStore> store_;
   uint64_t cursor_;
   std::mutex mu_;
