@@ -494,10 +494,21 @@ class RuleSetLoader {
                                 Numbers(x, what + ", " + key, 300, 599, "an HTTP status other than 2xx"));
         (key == "retry_statuses" ? w.retry_statuses : w.permanent_statuses) = std::move(statuses);
         statuses_at.emplace(x);
+      } else if (key == "include") {
+        FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> parts, Words(x, what + ", include"));
+        for (const std::string& part : parts) {
+          if (part == "stat") {
+            w.include_stat = true;
+          } else if (part == "sha256") {
+            w.include_sha256 = true;
+          } else {
+            return Fail(x, what + ", include: unknown '" + part + "' (expected stat, sha256)");
+          }
+        }
       } else {
         return Fail(item.first, what + ": unknown key '" + key +
                                     "' for a webhook (expected webhook, secret_file, secret_files, timeout, "
-                                    "allow_loopback, allow_private, retry_statuses, permanent_statuses)");
+                                    "allow_loopback, allow_private, retry_statuses, permanent_statuses, include)");
       }
     }
     if (statuses_at) {

@@ -162,7 +162,9 @@ rules:
   - name: notify
     endpoint_concurrency: 1
     action: {webhook: "https://hooks.example/raw", secret_file: /etc/fathom/hook.secret,
-             retry_statuses: [404, 410], permanent_statuses: [503]}
+             retry_statuses: [404, 410], permanent_statuses: [503], include: [stat, sha256]}
+  - name: plain
+    action: {webhook: "https://hooks.example/raw", secret_file: /etc/fathom/hook.secret, include: stat}
 )yaml",
                           "rules.yaml");
   ASSERT_TRUE(set.ok()) << set.status().message();
@@ -198,6 +200,13 @@ rules:
   EXPECT_EQ(ingest.permanent_exit_codes, (std::vector<int>{3, 64}));
   const auto& notify = std::get<WebhookAction>(set->rules.at(5).action);
   EXPECT_EQ(notify.retry_statuses, (std::vector<int>{404, 410}));
+  EXPECT_TRUE(notify.include_stat);
+  EXPECT_TRUE(notify.include_sha256);
+  const auto& plain = std::get<WebhookAction>(set->rules.at(6).action);
+  EXPECT_TRUE(plain.include_stat);
+  EXPECT_FALSE(plain.include_sha256);
+  EXPECT_EQ(Error("rules:\n  - {name: r, action: {webhook: 'https://x/', include: [stat, md5]}}\n"),
+            "rules.yaml: line 2, column 56: rule r, action, include: unknown 'md5' (expected stat, sha256)");
   EXPECT_EQ(notify.permanent_statuses, std::vector<int>{503});
   EXPECT_EQ(set->rules.at(5).endpoint_concurrency, 1u);
   EXPECT_EQ(set->rules.at(4).endpoint_concurrency, 0u) << "the rules file's";

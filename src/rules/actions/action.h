@@ -63,7 +63,17 @@ struct DeliveryContext {
 // a path or root that is not is written lossily (each ill-formed sequence as U+FFFD) and gets
 // a companion "path_b64" / "root_b64" with its exact bytes in base64, as everywhere in fathom
 // (fathom/format.h, docs/formats.md).
-std::string DeliveryPayload(const DeliveryContext& context);
+// `extra`, when given, appends members (",\"name\":value") to each event's object.
+std::string DeliveryPayload(const DeliveryContext& context,
+                            const std::function<void(const Event&, std::string&)>& extra = {});
+
+// What the file at `path` is now, as a JSON object read without following a symbolic link:
+//   {"type":"file","size":N,"blocks":N,"mode":"0644","uid":N,"gid":N,"mtime_ns":N,"ctime_ns":N
+//    [,"sha256":"64 hex digits"]}
+// (type: file, dir, symlink, fifo, socket, char, block); "sha256" only with `sha256` and for a
+// regular file. {"error":"..."} when it cannot be read: {"error":"gone"} when it no longer
+// exists, else the reason.
+std::string FileFactsJson(const std::string& path, bool sha256);
 
 struct CommandAction {
   std::vector<std::string> argv;  // a template: see CheckCommandTemplate
@@ -106,9 +116,13 @@ struct WebhookAction {
   bool allow_private = false;   // 10/8, 172.16/12, 192.168/16, fc00::/7
   std::vector<int> retry_statuses;      // HTTP statuses (300-599) retried whatever the default
   std::vector<int> permanent_statuses;  // HTTP statuses (300-599) permanent whatever the default
+  bool include_stat = false;            // each event with its file's attributes, read when sent
+  bool include_sha256 = false;          // and the SHA-256 of a regular file's content
 };
 
-// POSTs the payload (Content-Type: application/json) with the Standard Webhooks headers:
+// POSTs the payload (Content-Type: application/json; with include_stat or include_sha256,
+// each event gains "file": FileFactsJson of its path, read at the attempt) with the Standard
+// Webhooks headers:
 // webhook-id (the delivery id, the same on every attempt), webhook-timestamp (seconds) and
 // webhook-signature ("v1,BASE64", one per secret, space-separated). Secret files must not be
 // readable or writable by group or others (mode 0600 or stricter); a file holds the raw

@@ -5,7 +5,8 @@
 
 namespace fathom::rules {
 
-std::string DeliveryPayload(const DeliveryContext& context) {
+std::string DeliveryPayload(const DeliveryContext& context,
+                            const std::function<void(const Event&, std::string&)>& extra) {
   std::string out = "{\"delivery_id\":";
   AppendJsonString(context.delivery_id, out);
   out += ",\"rule\":";
@@ -15,6 +16,11 @@ std::string DeliveryPayload(const DeliveryContext& context) {
   for (size_t i = 0; i < context.events.size(); ++i) {
     if (i > 0) out += ',';
     AppendEventJson(context.events[i], out);
+    if (extra) {
+      out.pop_back();  // the event object's '}'
+      extra(context.events[i], out);
+      out += '}';
+    }
   }
   out += "]}";
   return out;

@@ -1,6 +1,7 @@
 // webhook_action.cpp — RunWebhookAction: the secrets read, the Standard Webhooks headers
 // signed (core/webhook_signature.h), PostHttp (core/http_post.h) with every address checked
-// (address_check.h), and WebhookOutcome; CheckWebhookAction.
+// (address_check.h), and WebhookOutcome; CheckWebhookAction. With `include`, each event's file
+// facts (file_facts.cpp) are read at every attempt.
 #include "core/http_post.h"
 #include "core/webhook_signature.h"
 #include "rules/actions/action.h"
@@ -37,7 +38,13 @@ ActionOutcome RunWebhookAction(const WebhookAction& action, const DeliveryContex
   if (!secrets.ok()) return {ActionOutcome::kPermanent, secrets.status().message(), std::nullopt};
   HttpPost post;
   post.url = action.url;
-  post.body = context.payload_json.empty() ? DeliveryPayload(context) : context.payload_json;
+  if (action.include_stat || action.include_sha256) {
+    post.body = DeliveryPayload(context, [&action](const Event& e, std::string& out) {
+      out += ",\"file\":" + FileFactsJson(e.path, action.include_sha256);
+    });
+  } else {
+    post.body = context.payload_json.empty() ? DeliveryPayload(context) : context.payload_json;
+  }
   post.timeout_ns = action.timeout_ns;
   post.vet_address = [&action](const std::string& ip) {
     return CheckWebhookAddress(ip, action.allow_loopback, action.allow_private);

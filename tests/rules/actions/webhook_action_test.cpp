@@ -3,11 +3,13 @@
 // disables, a redirect is not followed), a port nobody listens on, Standard Webhooks
 // signatures checked with the openssl command for one and two secrets, the same webhook-id on
 // every attempt, retry_statuses and permanent_statuses over the defaults, hostile names in
-// the body, loopback refused unless allowed (no request arrives), and a secret file others
-// could read refused.
+// the body, loopback refused unless allowed (no request arrives), a secret file others
+// could read refused, and `include: [stat, sha256]` (each event with its file's attributes
+// and content digest, compared with stat(2) and the sha256sum command, or why not).
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -254,6 +256,45 @@ TEST_F(WebhookActionTest, HostileNamesArriveJsonEscapedWithTheirExactBytes) {
       EXPECT_EQ(e["path"].get<std::string>(), paths[i]);
     }
   }
+}
+
+TEST_F(WebhookActionTest, IncludeGivesEachEventItsFilesAttributesAndDigestReadWhenSent) {
+  const std::string file = dir_ / "raw.h5";
+  std::ofstream(file) << "hello\n";
+  ASSERT_EQ(chmod(file.c_str(), 0640), 0);
+  const timeval times[2] = {{1700000000, 0}, {1700000001, 500000}};
+  ASSERT_EQ(utimes(file.c_str(), times), 0);
+  ASSERT_EQ(symlink("raw.h5", (dir_ / "link").c_str()), 0);
+  action_.include_stat = true;
+  action_.include_sha256 = true;
+  ASSERT_EQ(Send(Delivery({file, dir_ / "link", dir_ / "gone.h5", dir_.path()})).kind, ActionOutcome::kSuccess);
+  auto requests = hook_.Requests();
+  ASSERT_EQ(requests.size(), 1u);
+  const auto events = nlohmann::json::parse(requests[0].body)["events"];
+  ASSERT_EQ(events.size(), 4u);
+  struct stat st {};
+  ASSERT_EQ(lstat(file.c_str(), &st), 0);
+  const auto& f = events[0]["file"];
+  EXPECT_EQ(f["type"], "file");
+  EXPECT_EQ(f["size"], 6);
+  EXPECT_EQ(f["blocks"], st.st_blocks);
+  EXPECT_EQ(f["mode"], "0640");
+  EXPECT_EQ(f["uid"], st.st_uid);
+  EXPECT_EQ(f["gid"], st.st_gid);
+  EXPECT_EQ(f["mtime_ns"], int64_t{1700000001500000000});
+  EXPECT_EQ(f["ctime_ns"], static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec);
+  EXPECT_EQ(f["sha256"], Shell("sha256sum < " + file + " | cut -c1-64 | tr -d '\\n'"));
+  EXPECT_EQ(f["sha256"], "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03");
+  // A symbolic link is described, not followed, and has no digest; a gone file says so.
+  EXPECT_EQ(events[1]["file"]["type"], "symlink");
+  EXPECT_FALSE(events[1]["file"].contains("sha256"));
+  EXPECT_EQ(events[2]["file"], nlohmann::json::parse(R"({"error":"gone"})"));
+  EXPECT_EQ(events[3]["file"]["type"], "dir");
+  EXPECT_FALSE(events[3]["file"].contains("sha256"));
+  // Without include, no file facts: the body is the recorded payload.
+  action_.include_stat = action_.include_sha256 = false;
+  ASSERT_EQ(Send(Delivery({file})).kind, ActionOutcome::kSuccess);
+  EXPECT_FALSE(nlohmann::json::parse(hook_.Requests()[1].body)["events"][0].contains("file"));
 }
 
 }  // namespace
