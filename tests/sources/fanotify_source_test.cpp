@@ -399,7 +399,9 @@ TEST(FanotifySource, EventsNameTheWritingProcessAndItsGroup) {
   ASSERT_FALSE(events.empty());
   const std::string expected = "{\"pid\":" + std::to_string(child) + ",\"pgid\":" + std::to_string(child) + "}";
   for (const Event& e : events) {
-    if (e.path == dir / "made-by-child") EXPECT_EQ(e.attrs, expected) << KindNames(e.mask);
+    if (e.path == dir / "made-by-child") {
+      EXPECT_EQ(e.attrs, expected) << KindNames(e.mask);
+    }
   }
 }
 
