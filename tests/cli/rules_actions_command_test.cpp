@@ -23,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include "fathom/store.h"
+#include "support/fs_ops.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
 
@@ -30,13 +31,6 @@ namespace fathom {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 size_t CountOf(const std::string& text, const std::string& needle) {
   size_t n = 0;
@@ -272,11 +266,11 @@ TEST_F(RulesActionsCommandTest, CopyAndMailRulesRunEndToEnd) {
   auto run = RunUntilIdle();
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.err.find("6 succeeded, 0 to retry, 0 dead"), std::string::npos) << run.err;
-  for (const std::string& f : files) EXPECT_EQ(ReadAll(archive + f), "content of " + f) << f;
+  for (const std::string& f : files) EXPECT_EQ(testing::ReadFile(archive + f), "content of " + f) << f;
   std::string mails;
   size_t count = 0;
   for (const auto& entry : std::filesystem::directory_iterator(mail_dir)) {
-    const std::string m = ReadAll(entry.path());
+    const std::string m = testing::ReadFile(entry.path());
     EXPECT_EQ(m.rfind("To: ops@example.org\nFrom: fathom\nSubject: raw data arrived\nX-Fathom-Delivery: fd_", 0), 0u)
         << m;
     mails += m;

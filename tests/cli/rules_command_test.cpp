@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "fathom/store.h"
+#include "support/fs_ops.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
 
@@ -25,13 +26,6 @@ namespace fathom {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
@@ -107,7 +101,7 @@ class RulesCommandTest : public ::testing::Test {
 
   // delivery id -> the paths its lines name; and the paths delivered.
   void ReadLog(std::map<std::string, std::set<std::string>>& by_id, std::multiset<std::string>& paths) {
-    for (const std::string& line : Lines(ReadAll(log_))) {
+    for (const std::string& line : Lines(testing::ReadFile(log_))) {
       std::istringstream in(line);
       std::string id, attempt, path;
       in >> id >> attempt >> path;
@@ -143,7 +137,7 @@ TEST_F(RulesCommandTest, EveryMatchingEventsActionRunsOnceWhenNothingFails) {
   auto again = Fathom({"rules", "run", "--config", rules_, "--store", store_, "--until-idle"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.err.find("0 events read"), std::string::npos) << again.err;
-  EXPECT_EQ(Lines(ReadAll(log_)).size(), 500u);
+  EXPECT_EQ(Lines(testing::ReadFile(log_)).size(), 500u);
 }
 
 TEST_F(RulesCommandTest, ARunnerKilledAtRandomRunsEveryActionAtLeastOnceRepeatsRecognisableById) {
@@ -192,7 +186,7 @@ TEST_F(RulesCommandTest, AFailingActionIsDeadLetteredAndRunsAgainWhenReplayed) {
   auto rerun = Fathom({"rules", "run", "--config", rules_, "--store", store_, "--until-idle"});
   ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
   EXPECT_NE(rerun.err.find("3 succeeded"), std::string::npos) << rerun.err;
-  EXPECT_EQ(Lines(ReadAll(log_)).size(), 3u);
+  EXPECT_EQ(Lines(testing::ReadFile(log_)).size(), 3u);
   auto none = Fathom({"rules", "dead", "--config", rules_, "--csv", "--no-header"});
   EXPECT_EQ(none.out, "");
 }
@@ -231,7 +225,7 @@ TEST_F(RulesCommandTest, ARootRunnerRefusesACommandThatWouldRunAsRootUnlessAllow
     EXPECT_FALSE(std::ifstream(log_).good()) << "nothing ran";
   } else {
     EXPECT_EQ(run.exit_code, 0) << run.err;
-    EXPECT_EQ(Lines(ReadAll(log_)).size(), 1u);
+    EXPECT_EQ(Lines(testing::ReadFile(log_)).size(), 1u);
   }
   WriteRules("{command: [" + script_ + ", '{path}'], allow_root: true}");
   run = Fathom({"rules", "run", "--config", rules_, "--store", store_, "--until-idle", "--explain"});
@@ -240,7 +234,7 @@ TEST_F(RulesCommandTest, ARootRunnerRefusesACommandThatWouldRunAsRootUnlessAllow
             std::string::npos)
       << run.err;
   EXPECT_NE(run.err.find("event 2 CLOSE_WRITE " + Raw() + "/f0.h5: rule h5 takes it"), std::string::npos) << run.err;
-  EXPECT_EQ(Lines(ReadAll(log_)).size(), 1u);
+  EXPECT_EQ(Lines(testing::ReadFile(log_)).size(), 1u);
 }
 
 }  // namespace

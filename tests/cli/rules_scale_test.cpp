@@ -29,6 +29,7 @@
 
 #include "core/webhook_signature.h"
 #include "fathom/store.h"
+#include "support/fs_ops.h"
 #include "support/http_receiver.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
@@ -38,13 +39,6 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The NUL-separated fields of `text`.
 std::vector<std::string> Fields(const std::string& text) {
@@ -174,7 +168,7 @@ class RulesScaleTest : public ::testing::Test {
     std::map<std::string, std::vector<std::vector<std::string>>> runs;
     for (const auto& file : fs::directory_iterator(runs_)) {
       if (file.path().extension() == ".tmp") continue;
-      std::vector<std::string> f = Fields(ReadAll(file.path()));
+      std::vector<std::string> f = Fields(testing::ReadFile(file.path()));
       EXPECT_GE(f.size(), 3u) << file.path();
       if (f.size() < 3) continue;
       EXPECT_EQ(f.size(), 3 + std::stoul(f[2])) << file.path();

@@ -36,13 +36,6 @@ namespace {
 
 using catalog::find_testing::RunCaptured;
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -124,7 +117,7 @@ class AlertTest : public ::testing::Test {
     std::vector<std::string> out;
     for (const std::string& f : catalog::find_testing::SortedRecords(
              RunCaptured({"/usr/bin/find", mail_dir_, "-type", "f"}, "/").out)) {
-      out.push_back(ReadAll(f));
+      out.push_back(testing::ReadFile(f));
     }
     return out;
   }
@@ -149,7 +142,7 @@ TEST_F(AlertTest, TheIssuesExamplesAreRaisedOnceBatchedPerSinkAndClearedWhenFixe
   EXPECT_EQ(first->active, 4u);
 
   // The log: one line per event.
-  const std::string log = ReadAll(log_);
+  const std::string log = testing::ReadFile(log_);
   EXPECT_NE(log.find(" raised huge_in_home: " + root_ + "/home/alice/huge.dat (size 1.10 TB, owner root, mode 0644)\n"),
             std::string::npos)
       << log;
@@ -195,7 +188,7 @@ TEST_F(AlertTest, TheIssuesExamplesAreRaisedOnceBatchedPerSinkAndClearedWhenFixe
   EXPECT_FALSE(third->events[0].raised);
   EXPECT_EQ(third->events[0].key, root_ + "/proj/p1/open.txt");
   EXPECT_EQ(third->active, 3u);
-  EXPECT_NE(ReadAll(log_).find(" cleared world_writable: " + root_ + "/proj/p1/open.txt"), std::string::npos);
+  EXPECT_NE(testing::ReadFile(log_).find(" cleared world_writable: " + root_ + "/proj/p1/open.txt"), std::string::npos);
 }
 
 TEST_F(AlertTest, AFailingWebhookGetsItsEventsAgainAtTheNextCheck) {
@@ -228,7 +221,7 @@ TEST_F(AlertTest, ManyMatchesOfOneAlertAreSummarisedInOneMessage) {
   Rescan();
   auto check = Check(Yaml("http://127.0.0.1:9/unused"));  // the webhook is down: its error is reported
   ASSERT_TRUE(check.ok()) << check.status().message();
-  const std::string log = ReadAll(log_);
+  const std::string log = testing::ReadFile(log_);
   size_t lines = 0;
   for (char c : log) lines += c == '\n';
   EXPECT_EQ(lines, 154u) << "the log has every event";
@@ -313,7 +306,7 @@ TEST_F(AlertTest, TheDaemonChecksSoonAfterTheCatalogChangesAndNotWhileItIsQuiet)
   Rescan();
   ASSERT_TRUE(daemon.WaitFor("alerts (the catalog changed): 1 raised, 0 cleared, 2 active", 1))
       << ::testing::PrintToString(daemon.Checks());
-  EXPECT_NE(ReadAll(log_).find(" raised huge_in_home: " + huge2 + " (size 2.00 TB"), std::string::npos) << ReadAll(log_);
+  EXPECT_NE(testing::ReadFile(log_).find(" raised huge_in_home: " + huge2 + " (size 2.00 TB"), std::string::npos) << testing::ReadFile(log_);
 
   // Fixed: cleared the same way.
   const size_t before = daemon.Checks().size();
@@ -321,7 +314,7 @@ TEST_F(AlertTest, TheDaemonChecksSoonAfterTheCatalogChangesAndNotWhileItIsQuiet)
   Rescan();
   ASSERT_TRUE(daemon.WaitFor("alerts (the catalog changed): 0 raised, 1 cleared, 1 active", before))
       << ::testing::PrintToString(daemon.Checks());
-  EXPECT_NE(ReadAll(log_).find(" cleared huge_in_home: " + root_ + "/home/alice/huge.dat"), std::string::npos);
+  EXPECT_NE(testing::ReadFile(log_).find(" cleared huge_in_home: " + root_ + "/home/alice/huge.dat"), std::string::npos);
 }
 
 TEST_F(AlertTest, WithAlertOnChangeOffTheDaemonChecksOnScheduleOnly) {

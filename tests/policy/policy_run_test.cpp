@@ -46,13 +46,6 @@ std::string Replace(std::string text, const std::string& key, const std::string&
   return text;
 }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // Every name under `root` with its type, size, times, inode, mode and owner, for "nothing
 // changed".
 std::map<std::string, std::string> Snapshot(const std::string& root) {
@@ -224,7 +217,7 @@ TEST_F(PolicyRunTest, DryRunReportsWhatGnuFindSelectsAndChangesNothing) {
   Configure(Replace(kPurge, "ROOT", root));
   const auto before = Snapshot(root);
   std::string catalog_bytes;
-  if (!testing::kPostgresTarget) catalog_bytes = ReadAll(dir_ / "catalog.db");
+  if (!testing::kPostgresTarget) catalog_bytes = testing::ReadFile(dir_ / "catalog.db");
 
   RunOptions options;
   options.dry_run = true;
@@ -245,7 +238,7 @@ TEST_F(PolicyRunTest, DryRunReportsWhatGnuFindSelectsAndChangesNothing) {
   EXPECT_EQ(Snapshot(root), before);
   EXPECT_TRUE(Actions().empty());
   if (!testing::kPostgresTarget) {
-    EXPECT_EQ(ReadAll(dir_ / "catalog.db"), catalog_bytes) << "the catalog file changed";
+    EXPECT_EQ(testing::ReadFile(dir_ / "catalog.db"), catalog_bytes) << "the catalog file changed";
   }
 }
 
@@ -317,9 +310,9 @@ TEST_F(PolicyRunTest, EntriesChangedSinceTheCatalogSawThemAreSkipped) {
                    }));
   EXPECT_EQ(summary->run.actions, 1u);
   EXPECT_EQ(summary->run.skipped, 4u);
-  EXPECT_EQ(ReadAll(mount_.path() + "/outside/linked.dat"), "precious");
-  EXPECT_EQ(ReadAll(root + "/replaced.dat"), "new");
-  EXPECT_EQ(ReadAll(root + "/sub.old/linked.dat"), "x");
+  EXPECT_EQ(testing::ReadFile(mount_.path() + "/outside/linked.dat"), "precious");
+  EXPECT_EQ(testing::ReadFile(root + "/replaced.dat"), "new");
+  EXPECT_EQ(testing::ReadFile(root + "/sub.old/linked.dat"), "x");
 }
 
 // A directory of the tree swapped again and again with a symbolic link to a directory
@@ -362,7 +355,7 @@ TEST_F(PolicyRunTest, ASymbolicLinkRacingTheRunNeverLeadsAnActionOutsideTheTree)
   racer.join();
   EXPECT_GT(swaps.load(), 0);
   for (int i = 0; i < 400; ++i) {
-    EXPECT_EQ(ReadAll(outside + "/f" + std::to_string(i) + ".dat"), "precious") << i;
+    EXPECT_EQ(testing::ReadFile(outside + "/f" + std::to_string(i) + ".dat"), "precious") << i;
   }
   EXPECT_EQ(deleted, 400u) << "each file of the tree deleted once, in the runs it was reachable";
   for (const std::string& n : names) {
@@ -526,7 +519,7 @@ policies:
                     "LOG", log));
   auto summary = Run("note");
   ASSERT_TRUE(summary.ok()) << summary.status().message();
-  EXPECT_EQ(ReadAll(log), root + "/with space.dat|with space.dat:1|dat\n");
+  EXPECT_EQ(testing::ReadFile(log), root + "/with space.dat|with space.dat:1|dat\n");
   std::map<std::string, std::string> result;
   for (const JournalAction& a : Actions()) result[a.rule] = a.result;
   EXPECT_EQ(result["slow"], "command `/bin/sleep 5` did not finish within 1 s: killed");
@@ -555,7 +548,7 @@ policies:
   auto summary = Run("archive");
   ASSERT_TRUE(summary.ok()) << summary.status().message();
   const std::string copy = archive + root + "/big.dat";
-  EXPECT_EQ(ReadAll(copy), data);
+  EXPECT_EQ(testing::ReadFile(copy), data);
   struct stat st {};
   ASSERT_EQ(stat(copy.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0640u);
@@ -569,7 +562,7 @@ policies:
   ASSERT_EQ(actions.size(), 1u);
   EXPECT_EQ(actions[0].result, "sha256:" + sum.out.substr(0, 64));
   EXPECT_EQ(actions[0].destination, copy);
-  EXPECT_EQ(ReadAll(root + "/big.dat"), data) << "a copy leaves the original";
+  EXPECT_EQ(testing::ReadFile(root + "/big.dat"), data) << "a copy leaves the original";
 }
 
 TEST_F(PolicyRunTest, AMoveToATrashKeepsThePathNeverReplacesAndIsJournaled) {
@@ -587,9 +580,9 @@ policies:
                     "TRASH", trash));
   auto summary = Run("trash");
   ASSERT_TRUE(summary.ok()) << summary.status().message();
-  EXPECT_EQ(ReadAll(trash + root + "/a.dat"), "x");
-  EXPECT_EQ(ReadAll(trash + root + "/b.dat"), "an earlier b.dat");
-  EXPECT_EQ(ReadAll(trash + root + "/b.dat.1"), "x");
+  EXPECT_EQ(testing::ReadFile(trash + root + "/a.dat"), "x");
+  EXPECT_EQ(testing::ReadFile(trash + root + "/b.dat"), "an earlier b.dat");
+  EXPECT_EQ(testing::ReadFile(trash + root + "/b.dat.1"), "x");
   ActionQuery q;
   q.path = root + "/b.dat";
   const auto actions = Actions(q);
@@ -618,7 +611,7 @@ policies:
                     "LOG", log));
   auto ok = Run("ok");
   ASSERT_TRUE(ok.ok()) << ok.status().message();
-  EXPECT_EQ(ReadAll(log), "pre\nact\npost\n");
+  EXPECT_EQ(testing::ReadFile(log), "pre\nact\npost\n");
   auto refused = Run("refused");
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message(), "command `/bin/sh -c exit 3` exited with status 3");

@@ -12,6 +12,8 @@ namespace fathom::testing {
 
 // open(O_CREAT|O_WRONLY|O_TRUNC), write `content`, close. Throws on failure.
 void WriteFile(const std::string& path, const std::string& content);
+// The whole content of the file at `path` ("" when it cannot be read).
+std::string ReadFile(const std::string& path);
 // mkdir -p.
 void MakeDirs(const std::string& path);
 // rename(2), throws on failure.
