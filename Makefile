@@ -1,7 +1,8 @@
 # fathom — the two commands of the quick start:
 #   make run DIR=/path/to/watch   install what is missing, build, watch DIR recursively with the store
 #   make test                     install what is missing, build, run every test (also under ASan+UBSan,
-#                                 the benchmarks' smoke runs aside) and every fuzzer for FUZZ_SECONDS each
+#                                 the benchmarks' smoke runs and the long stress runs aside) and every
+#                                 fuzzer for FUZZ_SECONDS each (10 in CI, else 20)
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 STORE      ?= fathom-events.db
@@ -10,7 +11,8 @@ WERROR     := $(if $(CI),ON,OFF)
 CMAKE_ARGS ?=
 # In CI, line tables only: stack traces keep file:line, and the three builds fit on a small disk.
 DEBUG_ARGS := $(if $(CI),-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG",)
-FUZZ_SECONDS ?= 20
+# Fuzzing stays short in CI; `make fuzz` (or FUZZ_SECONDS=N) fuzzes longer.
+FUZZ_SECONDS ?= $(if $(CI),10,20)
 PREFIX     ?= /usr/local
 
 .PHONY: deps build build-asan run test test-release test-asan fuzz bench install clean
