@@ -126,32 +126,5 @@ TEST(InotifyMoves, DirectoryRenamedOverAnEmptyDirectoryReplacesIt) {
   EXPECT_EQ(w.source().Stats().watches, 3u);
 }
 
-// Everything below is queued before the source reads any of it, so when it handles the CREATE
-// of p/q/n, p has already become r and another p/q/n stands at the path it knows: the watch
-// lands on that one, which the listing of the new p then meets as known under r/q. Reported
-// as moved there, it leaves r/q/n — the directory the CREATE was about, with h.txt inside —
-// to be found by listing r/q again.
-TEST(InotifyMoves, ADirectoryWatchedThroughAPathRenamedSinceIsListedWhereItReallyIs) {
-  TempDir dir;
-  MakeDirs(dir / "p/q");
-  const std::set<std::string> initial = RealTree(dir.path());
-  Watcher w({dir.path()});
-  ASSERT_TRUE(w.Start().ok());
-  MakeDirs(dir / "p/q/n");
-  WriteFile(dir / "p/q/n/h.txt", "");
-  Rename(dir / "p", dir / "r");
-  MakeDirs(dir / "p/q/n");
-  const auto events = w.CollectQuiet();
-  EXPECT_EQ(Replay(initial, events), RealTree(dir.path()))
-      << ::testing::PrintToString(Lines(events));
-  // The watches are where the directories are: later changes get their real paths.
-  WriteFile(dir / "r/q/n/late", "");
-  WriteFile(dir / "p/q/n/late", "");
-  EXPECT_EQ(Lines(w.CollectQuiet()),
-            (std::vector<std::string>{
-                dir.path() + " CREATE /r/q/n/late", dir.path() + " CLOSE_WRITE /r/q/n/late",
-                dir.path() + " CREATE /p/q/n/late", dir.path() + " CLOSE_WRITE /p/q/n/late"}));
-}
-
 }  // namespace
 }  // namespace fathom::testing

@@ -19,17 +19,14 @@
 //   directory not watched yet, or renamed before its own watch landed — is watched, listed,
 //   and its contents reported as CREATEs after its MOVED_TO (inotify itself reports only the
 //   MOVED_TO), so that the stream always says what a directory holds. A listing that meets a
-//   directory already watched elsewhere reports it as moved there (MOVED_FROM + MOVED_TO),
-//   and its old place is listed again once the queue is empty.
+//   directory already watched elsewhere reports it as moved there (MOVED_FROM + MOVED_TO).
 // - Convergence: what this source reports is exactly what it knows of the tree, so that a
 //   consumer replaying the stream holds the same tree. Queued events about a directory that
 //   predate its listing (or a watch placed on one of its subdirectories) cannot be ordered
 //   against it; when such an event changes a subdirectory, the directory is marked and, once
 //   the queue is empty, listed again and checked against what is known (each subdirectory's
 //   watch still on the directory at that path): differences are reported as CREATE/DELETE or
-//   moves, so the stream converges on the real tree when the changes stop. So is a directory
-//   whose watch is not on the directory at its path once it has been listed (a rename between
-//   placing the watch and listing can put another directory there, which the listing read).
+//   moves, so the stream converges on the real tree when the changes stop.
 // Threads: Start/Wait/Drain from one thread; Stop and Stats from any thread.
 #pragma once
 
@@ -88,8 +85,7 @@ class InotifySource final : public Source {
 
   // --- watches and scans (inotify_watches.cpp)
   // Watches `parent/name`. A directory already watched elsewhere is moved here; in kReport
-  // mode that is reported as MOVED_FROM (old place) + MOVED_TO (here). The old place's parent
-  // is marked for a verifying listing (MarkDirty).
+  // mode that is reported as MOVED_FROM (old place) + MOVED_TO (here).
   Result<Placed> AddWatch(DirNode* parent, std::string_view name, ScanMode mode,
                           std::vector<Event>& out);
   // Watches `parent/name` and every directory below it; records entries, and in kReport mode
@@ -102,11 +98,8 @@ class InotifySource final : public Source {
                   std::vector<DirNode*>& pending);
   // rm_watch for the node and everything below, then forget them.
   void ReleaseSubtree(DirNode* node);
-  // After `node` was listed at `path`: opens its window (OpenWindow), widens its watch to
-  // kernel_mask_ (reads), and marks it for a verifying listing unless its watch is still on
-  // the directory at `path` (a rename since the watch was placed can have put another
-  // directory there, and the listing read that one).
-  void FinishListing(DirNode* node, const std::string& path);
+  // Widens the node's watch to kernel_mask_ (reads) after its listing; no-op without reads.
+  void EnableReads(DirNode* node, const std::string& path);
   // The node's own watch is already gone (IN_IGNORED): forget it, release what is below.
   void ForgetNode(DirNode* node);
   void ReportRunningWatchError(const Status& status);

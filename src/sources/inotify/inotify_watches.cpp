@@ -75,10 +75,6 @@ Result<InotifySource::Placed> InotifySource::AddWatch(DirNode* parent, std::stri
       Emit(out, kind::kMovedFrom | kind::kIsDir, cookie, old_parent, old_name);
     tree_.Move(existing, parent, name);
     old_parent->entries.erase(old_name);
-    // What its old place holds now is not known (it may have been known there through a
-    // watch placed, or a listing made, at a path that a rename not read yet had given to
-    // another directory): the old parent is listed again.
-    MarkDirty(old_parent);
     if (mode == ScanMode::kReport) Emit(out, kind::kMovedTo | kind::kIsDir, cookie, parent, name);
     return Placed{existing, false, true};
   }
@@ -126,11 +122,12 @@ Status InotifySource::ListInto(DirNode* node, ScanMode mode, std::vector<Event>&
       Emit(out, kind::kCreate | (is_dir ? kind::kIsDir : 0), 0, node, name);
     }
   });
-  // Not at this path any more (the listing failed or read another directory): listed again
-  // where the events put it.
-  FinishListing(node, path);
-  if (!listed.ok() && listed.code() != std::errc::no_such_file_or_directory &&
-      listed.code() != std::errc::not_a_directory) {
+  OpenWindow(node);
+  EnableReads(node, path);
+  if (listed.code() == std::errc::no_such_file_or_directory ||
+      listed.code() == std::errc::not_a_directory) {
+    MarkDirty(node);  // not at this path any more: listed again where the events put it
+  } else if (!listed.ok()) {
     spdlog::warn("inotify: {}", listed.message());
   }
   return first;
@@ -144,17 +141,12 @@ void InotifySource::ReleaseSubtree(DirNode* node) {
   UpdateWatchCount();
 }
 
-void InotifySource::FinishListing(DirNode* node, const std::string& path) {
-  OpenWindow(node);
-  // Without reads, kernel_mask_ | IN_MASK_ADD is scan_mask_: only the check.
-  const int wd = inotify_add_watch(inotify_fd_.get(), path.c_str(), kernel_mask_ | IN_MASK_ADD);
-  if (wd == node->wd) return;
-  // Another directory (or none) is at `path`: the watch this call placed on it is not ours.
-  if (wd >= 0 && tree_.Find(wd) == nullptr) {
+void InotifySource::EnableReads(DirNode* node, const std::string& path) {
+  if ((kernel_mask_ | IN_MASK_ADD) == scan_mask_) return;
+  int wd = inotify_add_watch(inotify_fd_.get(), path.c_str(), kernel_mask_ | IN_MASK_ADD);
+  // Another descriptor: the directory was replaced after its listing; the new one is not ours.
+  if (wd >= 0 && wd != node->wd && tree_.Find(wd) == nullptr)
     inotify_rm_watch(inotify_fd_.get(), wd);
-    released_wds_.insert(wd);
-  }
-  MarkDirty(node);
 }
 
 void InotifySource::ForgetNode(DirNode* node) {
@@ -285,7 +277,8 @@ void InotifySource::Reconcile(DirNode* node, Depth depth, std::vector<Event>& ou
     }
     return;
   }
-  FinishListing(node, path);
+  OpenWindow(node);
+  EnableReads(node, path);
   std::unordered_set<std::string_view> seen;
   seen.reserve(present.size());
   for (const auto& [name, is_dir] : present) {
