@@ -143,6 +143,14 @@ TEST(LustreWatchCommand, KilledAtRandomAndRestartedStoresEveryRecordOnceAndNever
   constexpr int kKills = 12;
   for (int round = 0; round < kKills; ++round) {
     Subprocess watch(WatchArgs(fs, fathom_user, db, "quiet"));
+    // Even rounds kill at a random moment after the start, which on a slow machine may come
+    // before the store has a schema; odd rounds once the store is there, while it is writing.
+    if (round % 2 == 1) {
+      const auto started_by = std::chrono::steady_clock::now() + 30s;
+      while (!StoreStarted(db) && std::chrono::steady_clock::now() < started_by) {
+        std::this_thread::sleep_for(20ms);
+      }
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
     watch.Signal(SIGKILL);
     watch.Wait();
@@ -165,7 +173,8 @@ TEST(LustreWatchCommand, KilledAtRandomAndRestartedStoresEveryRecordOnceAndNever
   auto final_index = (*state)->LastIndex(0);
   ASSERT_TRUE(final_index.ok()) << final_index.status().message();
   const auto deadline = std::chrono::steady_clock::now() + 60s;
-  while (ReadStore(db).position < *final_index && std::chrono::steady_clock::now() < deadline) {
+  while ((!StoreStarted(db) || ReadStore(db).position < *final_index) &&
+         std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(200ms);
   }
   last.Signal(SIGTERM);
