@@ -28,5 +28,6 @@ CommandRunner AddReportCommand(CLI::App& app);
 CommandRunner AddUndeleteCommand(CLI::App& app);
 CommandRunner AddPolicyCommand(CLI::App& app);
 CommandRunner AddRulesCommand(CLI::App& app);
+CommandRunner AddIoCommand(CLI::App& app);
 
 }  // namespace fathom::cli

@@ -1,0 +1,314 @@
+// trace_reader.cpp — decoding trace files (src/iotrace/trace_format.h).
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "fathom/iotrace.h"
+#include "iotrace/trace_format.h"
+
+namespace fathom::iotrace {
+namespace {
+
+namespace f = format;
+
+// Reads the records of one frame's payload. A malformed record ends the frame with a problem.
+class FrameDecoder {
+ public:
+  FrameDecoder(const uint8_t* begin, const uint8_t* end, Trace& trace, uint64_t offset)
+      : p_(begin), end_(end), trace_(trace), offset_(offset), begin_(begin) {}
+
+  void Decode() {
+    uint64_t tid = 0, base = 0;
+    if (!Get(tid) || !Get(base)) return Fail("frame header");
+    uint64_t previous = base;
+    std::string previous_path;
+    while (p_ < end_) {
+      const uint8_t kind = *p_++;
+      switch (kind) {
+        case f::kProcess:
+          if (!Process()) return Fail("process record");
+          break;
+        case f::kObject:
+          if (!ObjectRecord(previous_path)) return Fail("object record");
+          break;
+        case f::kRun:
+          if (!RunRecord(tid, previous)) return Fail("run record");
+          break;
+        case f::kDropped: {
+          uint64_t reason = 0, count = 0;
+          if (!Get(reason) || !Get(count)) return Fail("dropped record");
+          if (reason == f::kDropBufferFull) trace_.dropped_buffer_full += count;
+          else if (reason == f::kDropInSignalHandler) trace_.dropped_in_signal_handler += count;
+          else if (reason == f::kDropTooManyThreads) trace_.dropped_too_many_threads += count;
+          else return Fail("dropped record (unknown reason " + std::to_string(reason) + ")");
+          break;
+        }
+        case f::kPartial: {
+          uint64_t what = 0, count = 0;
+          if (!Get(what) || !Get(count)) return Fail("partial record");
+          if (what == f::kPartialIoUring) trace_.io_uring_calls += count;
+          else if (what == f::kPartialAio) trace_.aio_calls += count;
+          else return Fail("partial record (unknown interface " + std::to_string(what) + ")");
+          break;
+        }
+        case f::kEnd: {
+          if (p_ >= end_) return Fail("end record");
+          const uint8_t reason = *p_++;
+          if (!Get(trace_.end_operations) || !Get(trace_.end_dropped)) return Fail("end record");
+          if (reason == f::kEndExit) trace_.end = End::kExit;
+          else if (reason == f::kEndExec) trace_.end = End::kExec;
+          else return Fail("end record (unknown reason)");
+          break;
+        }
+        default:
+          --p_;
+          return Fail("record of unknown kind " + std::to_string(kind));
+      }
+    }
+  }
+
+ private:
+  bool Get(uint64_t& v) { return f::GetVarint(&p_, end_, &v); }
+  bool GetSigned(int64_t& v) {
+    uint64_t u = 0;
+    if (!Get(u)) return false;
+    v = f::Unzigzag(u);
+    return true;
+  }
+  bool GetString(std::string& s, size_t max = 1 << 16) {
+    uint64_t n = 0;
+    if (!Get(n) || n > max || n > static_cast<uint64_t>(end_ - p_)) return false;
+    s.assign(reinterpret_cast<const char*>(p_), n);
+    p_ += n;
+    return true;
+  }
+  void Fail(const std::string& what) {
+    trace_.problems.push_back("malformed " + what + " at offset " +
+                              std::to_string(offset_ + static_cast<uint64_t>(p_ - begin_)) +
+                              " of " + trace_.file + "; the rest of its frame is skipped");
+  }
+
+  bool Process() {
+    ProcessInfo& info = trace_.process;
+    uint64_t flags = 0;
+    std::string cmdline;
+    if (!Get(info.pid) || !Get(info.ppid) || !Get(info.anchor_realtime_ns) ||
+        !Get(info.anchor_monotonic_ns) || !Get(info.quantum_ns) || !GetSigned(info.rank) ||
+        !Get(flags) || !Get(info.uid) || !Get(info.gid) || !GetString(info.host) ||
+        !GetString(info.job) || !GetString(info.exe) || !GetString(cmdline)) {
+      return false;
+    }
+    if (info.quantum_ns == 0) return false;
+    info.uncompressed = (flags & f::kProcessUncompressed) != 0;
+    info.argv.clear();
+    size_t start = 0;
+    while (start <= cmdline.size() && !cmdline.empty()) {
+      const size_t nul = cmdline.find('\0', start);
+      info.argv.push_back(cmdline.substr(start, nul == std::string::npos ? std::string::npos : nul - start));
+      if (nul == std::string::npos) break;
+      start = nul + 1;
+    }
+    trace_.has_process = true;
+    return true;
+  }
+
+  bool ObjectRecord(std::string& previous_path) {
+    uint64_t id = 0, prefix = 0;
+    Object o;
+    std::string suffix;
+    if (!Get(id) || id == 0 || id > UINT32_MAX || !Get(o.dev) || !Get(o.ino) || !Get(prefix) ||
+        prefix > previous_path.size() || !GetString(suffix)) {
+      return false;
+    }
+    o.path = previous_path.substr(0, prefix) + suffix;
+    previous_path = o.path;
+    trace_.objects[static_cast<uint32_t>(id)] = std::move(o);
+    return true;
+  }
+
+  bool RunRecord(uint64_t tid, uint64_t& previous) {
+    Run r;
+    r.tid = tid;
+    uint64_t flags = 0, target = 0, start_delta = 0;
+    if (p_ >= end_) return false;
+    r.op = *p_++;
+    if (f::Info(r.op).name == nullptr) return false;
+    if (!Get(flags) || flags >= (1u << 5) || !Get(target) || target > UINT32_MAX || !Get(start_delta) ||
+        !Get(r.duration_sum)) {
+      return false;
+    }
+    r.target = static_cast<uint32_t>(target);
+    r.t_first = previous + static_cast<uint64_t>(f::Unzigzag(start_delta));
+    previous = r.t_first;
+    r.t_last = r.t_first;
+    r.duration_min = r.duration_max = r.duration_sum;
+    if ((flags & f::kRunMany) != 0) {
+      uint64_t span = 0;
+      if (!Get(r.count) || r.count < 2 || !Get(span) || !Get(r.duration_min) || !Get(r.duration_max)) {
+        return false;
+      }
+      if (r.duration_min > r.duration_max || r.duration_max > r.duration_sum) return false;
+      r.t_last = r.t_first + span;
+    }
+    if ((flags & f::kRunOffset) != 0) {
+      uint64_t offset = 0;
+      if (!Get(offset)) return false;
+      r.has_offset = true;
+      r.offset = static_cast<int64_t>(offset);
+      if ((flags & f::kRunMany) != 0 && !GetSigned(r.stride)) return false;
+    }
+    if (!Get(r.size)) return false;
+    if ((flags & f::kRunResultIsSize) != 0) {
+      r.result = static_cast<int64_t>(r.size);
+    } else if (!GetSigned(r.result)) {
+      return false;
+    }
+    if ((flags & f::kRunErrno) != 0) {
+      uint64_t err = 0;
+      if (!Get(err) || err == 0 || err > 4095) return false;
+      r.err = static_cast<uint32_t>(err);
+    }
+    if ((flags & f::kRunAux) != 0) {
+      uint64_t aux = 0;
+      if (!Get(aux) || aux == 0 || aux > UINT32_MAX) return false;
+      r.aux = static_cast<uint32_t>(aux);
+    }
+    trace_.runs.push_back(r);
+    return true;
+  }
+
+  const uint8_t* p_;
+  const uint8_t* end_;
+  Trace& trace_;
+  uint64_t offset_;
+  const uint8_t* begin_;
+};
+
+}  // namespace
+
+uint64_t Trace::Operations() const {
+  uint64_t n = 0;
+  for (const Run& r : runs) n += r.count;
+  return n;
+}
+
+Result<Trace> DecodeTrace(std::string_view bytes, const std::string& name) {
+  Trace trace;
+  trace.file = name;
+  trace.bytes = bytes.size();
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  if (bytes.size() < f::kFileHeaderSize || std::memcmp(data, f::kFileMagic, sizeof(f::kFileMagic)) != 0) {
+    return Status::Error(name + " is not a fathom I/O trace (no FIOTRACE header); traces are the *.fio files "
+                                "`fathom io run` writes");
+  }
+  const uint32_t version = f::GetU32(data + 8);
+  if (version != f::kVersion) {
+    return Status::Error(name + " is a trace of format version " + std::to_string(version) +
+                         ", newer than this fathom reads (" + std::to_string(f::kVersion) +
+                         "); read it with the fathom that wrote it or a newer one");
+  }
+  size_t at = f::kFileHeaderSize;
+  while (at < bytes.size()) {
+    if (bytes.size() - at < f::kFrameHeaderSize) {
+      trace.problems.push_back(name + " ends inside a frame header at offset " + std::to_string(at) +
+                               " (the process was killed while writing)");
+      break;
+    }
+    const uint32_t magic = f::GetU32(data + at);
+    const uint32_t length = f::GetU32(data + at + 4);
+    const uint32_t crc = f::GetU32(data + at + 8);
+    if (magic != f::kFrameMagic || length > f::kMaxFramePayload) {
+      trace.problems.push_back("no frame at offset " + std::to_string(at) + " of " + name +
+                               " (damaged); the rest of the file is not read");
+      break;
+    }
+    if (bytes.size() - at - f::kFrameHeaderSize < length) {
+      trace.problems.push_back(name + " ends inside the frame at offset " + std::to_string(at) +
+                               " (the process was killed while writing, or the disk was full)");
+      break;
+    }
+    const uint8_t* payload = data + at + f::kFrameHeaderSize;
+    if (f::Crc32(payload, length) != crc) {
+      trace.problems.push_back("the frame at offset " + std::to_string(at) + " of " + name +
+                               " fails its checksum (damaged) and is skipped");
+    } else {
+      FrameDecoder(payload, payload + length, trace, at + f::kFrameHeaderSize).Decode();
+      ++trace.frames;
+    }
+    at += f::kFrameHeaderSize + length;
+  }
+  if (!trace.has_process) {
+    trace.problems.push_back(name + " has no process record: its times cannot be placed on the wall clock");
+  }
+  return trace;
+}
+
+Result<Trace> ReadTrace(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::FromErrno(errno, "cannot open the trace " + path);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) return Status::FromErrno(errno, "cannot read the trace " + path);
+  return DecodeTrace(bytes.str(), path);
+}
+
+Result<std::vector<std::string>> FindTraceFiles(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec) return Status::Error("cannot read " + path + ": " + ec.message(), ec);
+  std::vector<std::string> files;
+  if (!fs::is_directory(status)) {
+    files.push_back(path);
+    return files;
+  }
+  for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file() && it->path().extension() == ".fio") files.push_back(it->path().string());
+  }
+  if (ec) return Status::Error("cannot list " + path + ": " + ec.message(), ec);
+  std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    return Status::Error("no traces (*.fio) under " + path + "; `fathom io run --out " + path +
+                         " -- COMMAND` writes them");
+  }
+  return files;
+}
+
+std::vector<Operation> Expand(const Trace& trace) {
+  std::vector<Operation> ops;
+  ops.reserve(trace.Operations());
+  for (const Run& r : trace.runs) {
+    const uint64_t span = r.t_last - r.t_first;
+    const uint64_t mean = r.duration_sum / r.count;
+    for (uint64_t i = 0; i < r.count; ++i) {
+      Operation o;
+      o.tid = r.tid;
+      o.op = r.op;
+      o.target = r.target;
+      o.aux = r.aux;
+      o.start = r.count == 1 ? r.t_first
+                             : r.t_first + static_cast<uint64_t>(static_cast<__uint128_t>(span) * i / (r.count - 1));
+      o.duration = r.count == 1 ? r.duration_sum : mean;
+      o.has_offset = r.has_offset;
+      o.offset = r.offset + static_cast<int64_t>(i) * r.stride;
+      o.size = r.size;
+      o.result = r.result;
+      o.err = r.err;
+      ops.push_back(o);
+    }
+  }
+  std::stable_sort(ops.begin(), ops.end(), [](const Operation& a, const Operation& b) {
+    return a.start != b.start ? a.start < b.start : a.tid < b.tid;
+  });
+  return ops;
+}
+
+std::string OpName(uint8_t op) {
+  const char* name = f::Info(op).name;
+  return name != nullptr ? name : "op" + std::to_string(op);
+}
+
+}  // namespace fathom::iotrace
