@@ -2,7 +2,8 @@
 #   make run DIR=/path/to/watch   install what is missing, build, watch DIR recursively with the store
 #   make test                     install what is missing, build, run every test (also under ASan+UBSan,
 #                                 the benchmarks' smoke runs and the long stress runs aside) and every
-#                                 fuzzer for FUZZ_SECONDS each (10 in CI, else 20)
+#                                 fuzzer for FUZZ_SECONDS each (10 in CI, else 20); in CI (CI=true) the
+#                                 release build runs only the stress and smoke runs (label "release")
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 STORE      ?= fathom-events.db
@@ -15,7 +16,7 @@ DEBUG_ARGS := $(if $(CI),-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMA
 FUZZ_SECONDS ?= $(if $(CI),10,20)
 PREFIX     ?= /usr/local
 
-.PHONY: deps build build-asan run test test-release test-asan fuzz bench install clean
+.PHONY: deps build build-asan build-release-suite run test test-release test-asan fuzz bench install clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -32,8 +33,15 @@ run: build
 	@if [ -z "$(DIR)" ]; then echo "usage: make run DIR=/path/to/watch [STORE=events.db]" >&2; exit 2; fi
 	./$(BUILD)/fathom watch -r "$(DIR)" --store "$(STORE)"
 
-test-release: build
-	ctest --test-dir $(BUILD) --output-on-failure -j2
+# In CI the release build makes and runs only the suite labelled "release" (the long stress runs
+# and the benchmarks' smoke runs); every other test runs once, under ASan+UBSan (test-asan).
+# Elsewhere both builds run every test they have.
+test-release: $(if $(CI),build-release-suite,build)
+	ctest --test-dir $(BUILD) --output-on-failure -j2 $(if $(CI),-L release,)
+
+build-release-suite: deps
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFATHOM_WERROR=$(WERROR) $(DEBUG_ARGS) $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD) --target fathom_release_suite
 
 test-asan: build-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

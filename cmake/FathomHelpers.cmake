@@ -23,7 +23,8 @@ endfunction()
 # ONE_PROCESS: the binary is one ctest entry, NAME, run once, so that its tests share a
 # fixture too costly to make per test (a database server started per test suite).
 # RELEASE_ONLY: long stress runs at full size, left out of the sanitizer build (FATHOM_SANITIZE),
-# which runs the unit and fast integration tests of the same code.
+# which runs the unit and fast integration tests of the same code. They carry the ctest label
+# "release" and belong to the target fathom_release_suite (see the Makefile's CI split).
 # A GoogleTest binary; otherwise every TEST becomes one ctest entry. Tests find the CLI through the
 # FATHOM_BINARY definition and the build directory through FATHOM_BUILD_DIR.
 function(fathom_test name)
@@ -44,10 +45,16 @@ function(fathom_test name)
   target_compile_definitions(${name} PRIVATE FATHOM_BINARY="${CMAKE_BINARY_DIR}/fathom"
                                              FATHOM_BUILD_DIR="${CMAKE_BINARY_DIR}")
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  set(labels unit)
+  if(ARG_RELEASE_ONLY)
+    set(labels release)
+    set_property(GLOBAL APPEND PROPERTY FATHOM_RELEASE_SUITE ${name})
+  endif()
   if(ARG_ONE_PROCESS)
     add_test(NAME ${name} COMMAND ${name})
-    set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT} RUN_SERIAL ${serial})
+    set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT} RUN_SERIAL ${serial} LABELS ${labels})
   else()
-    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${ARG_TIMEOUT} RUN_SERIAL ${serial})
+    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
+                         PROPERTIES TIMEOUT ${ARG_TIMEOUT} RUN_SERIAL ${serial} LABELS ${labels})
   endif()
 endfunction()

@@ -151,6 +151,8 @@ class FrameDecoder {
         return false;
       }
       if (r.duration_min > r.duration_max || r.duration_max > r.duration_sum) return false;
+      // One thread starts at most one operation per nanosecond.
+      if (r.count - 1 > span) return false;
       r.t_last = r.t_first + span;
     }
     if ((flags & f::kRunOffset) != 0) {

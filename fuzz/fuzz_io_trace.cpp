@@ -1,0 +1,54 @@
+// fuzz_io_trace — the I/O trace decoder (fathom io) on arbitrary bytes.
+//
+// Inputs whose first byte is odd are wrapped as the payload of one well-formed frame after a
+// valid file header, so that the fuzzer reaches the record decoder past the checksum; the
+// others are decoded as whole files. Decoding must never read outside the input; what it
+// accepts must hold together: every run has a count of at least 1 and ends no earlier than it
+// starts, and its expansion gives exactly that many operations with the run's offsets.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "fathom/iotrace.h"
+#include "iotrace/trace_format.h"
+
+namespace {
+
+[[noreturn]] void Violated(const char* what) {
+  std::fprintf(stderr, "property violated: %s\n", what);
+  std::abort();
+}
+
+std::string Framed(const uint8_t* data, size_t size) {
+  namespace f = fathom::iotrace::format;
+  std::string bytes(f::kFileHeaderSize + f::kFrameHeaderSize + size, '\0');
+  auto* p = reinterpret_cast<uint8_t*>(bytes.data());
+  f::PutFileHeader(p);
+  f::PutU32(p + f::kFileHeaderSize, f::kFrameMagic);
+  f::PutU32(p + f::kFileHeaderSize + 4, static_cast<uint32_t>(size));
+  f::PutU32(p + f::kFileHeaderSize + 8, f::Crc32(data, size));
+  if (size > 0) std::copy(data, data + size, p + f::kFileHeaderSize + f::kFrameHeaderSize);
+  return bytes;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const std::string input = (data[0] & 1) != 0 ? Framed(data + 1, size - 1)
+                                               : std::string(reinterpret_cast<const char*>(data), size);
+  auto trace = fathom::iotrace::DecodeTrace(input, "fuzz.fio");
+  if (!trace.ok()) return 0;
+  for (const auto& r : trace->runs) {
+    if (r.count < 1) Violated("a run of no operation");
+    if (r.t_last < r.t_first) Violated("a run that ends before it starts");
+    if (r.count - 1 > r.t_last - r.t_first) Violated("more operations than nanoseconds in a run");
+  }
+  if (trace->Operations() > 100'000) return 0;  // expansion is linear in the operations
+  const auto ops = fathom::iotrace::Expand(*trace);
+  if (ops.size() != trace->Operations()) Violated("the expansion has another number of operations");
+  (void)fathom::iotrace::TraceJson(*trace, false);
+  return 0;
+}
