@@ -152,15 +152,22 @@ class FrameDecoder {
       }
       if (r.duration_min > r.duration_max || r.duration_max > r.duration_sum) return false;
       // One thread starts at most one operation per nanosecond.
-      if (r.count - 1 > span) return false;
+      if (r.count - 1 > span || span > UINT64_MAX - r.t_first) return false;
       r.t_last = r.t_first + span;
     }
     if ((flags & f::kRunOffset) != 0) {
       uint64_t offset = 0;
       if (!Get(offset)) return false;
+      if (offset > static_cast<uint64_t>(INT64_MAX)) return false;
       r.has_offset = true;
       r.offset = static_cast<int64_t>(offset);
-      if ((flags & f::kRunMany) != 0 && !GetSigned(r.stride)) return false;
+      if ((flags & f::kRunMany) != 0) {
+        if (!GetSigned(r.stride)) return false;
+        // Every offset of the run is a file offset: from 0 to INT64_MAX.
+        const __int128 last = static_cast<__int128>(r.offset) +
+                              static_cast<__int128>(r.count - 1) * static_cast<__int128>(r.stride);
+        if (last < 0 || last > INT64_MAX) return false;
+      }
     }
     if (!Get(r.size)) return false;
     if ((flags & f::kRunResultIsSize) != 0) {
