@@ -44,6 +44,10 @@ struct ThreadState {
   Run runs[kOpenRuns];
   Chunk* chunk = nullptr;
   uint64_t previous_start = 0;  // the last run's t_first in this chunk
+  // The last object's path in this chunk: the next one's is written as what it shares with it
+  // and the rest, which makes the many names of a metadata-heavy program small.
+  uint32_t previous_length = 0;
+  char previous_path[512];
   uint64_t uses = 0;
   uint64_t dropped_full = 0;    // not yet written as a kDropped record
 };
@@ -98,6 +102,7 @@ bool Room(ThreadState& s, size_t room, uint64_t start) {
     p = f::PutVarint(p, static_cast<uint64_t>(s.tid));
     p = f::PutVarint(p, start);
     s.previous_start = start;
+    s.previous_length = 0;
     if (s.dropped_full > 0) {
       *p++ = f::kDropped;
       p = f::PutVarint(p, f::kDropBufferFull);
@@ -255,11 +260,19 @@ void RecordObject(uint32_t id, uint64_t dev, uint64_t ino, const char* path, siz
   p = f::PutVarint(p, id);
   p = f::PutVarint(p, dev);
   p = f::PutVarint(p, ino);
-  p = f::PutVarint(p, 0);  // front coding: no prefix shared (the path is whole)
-  p = f::PutVarint(p, length);
-  if (length > 0) memcpy(p, path, length);
-  p += length;
+  size_t shared = 0;
+  while (shared < s->previous_length && shared < length && s->previous_path[shared] == path[shared]) ++shared;
+  p = f::PutVarint(p, shared);
+  p = f::PutVarint(p, length - shared);
+  if (length > shared) memcpy(p, path + shared, length - shared);
+  p += length - shared;
   s->chunk->used = static_cast<uint32_t>(p - s->chunk->data);
+  if (length <= sizeof(s->previous_path)) {
+    if (length > shared) memcpy(s->previous_path + shared, path + shared, length - shared);
+    s->previous_length = static_cast<uint32_t>(length);
+  } else {
+    s->previous_length = 0;
+  }
 }
 
 void NotePartial(f::PartialWhat what) { g_partial[what].fetch_add(1, std::memory_order_relaxed); }
