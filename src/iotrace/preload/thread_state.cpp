@@ -50,6 +50,11 @@ struct ThreadState {
   char previous_path[512];
   uint64_t uses = 0;
   uint64_t dropped_full = 0;    // not yet written as a kDropped record
+  uint64_t operations = 0;      // recorded or dropped by this thread
+  // The quantum of the last operation, [quantum_start, quantum_end) on the monotonic clock.
+  int64_t quantum = 0;
+  uint64_t quantum_start = 1;
+  uint64_t quantum_end = 0;
 };
 
 ThreadState g_states[kStates];
@@ -68,6 +73,15 @@ int64_t Quantum(uint64_t t) {
 
 void Release(void* state);
 
+int64_t QuantumOf(ThreadState& s, uint64_t t) {
+  if (t >= s.quantum_start && t < s.quantum_end) return s.quantum;
+  const int64_t q = static_cast<int64_t>(config().quantum_ns);
+  s.quantum = Quantum(t);
+  s.quantum_start = static_cast<uint64_t>(s.quantum * q - config().realtime_minus_monotonic);
+  s.quantum_end = s.quantum_start + static_cast<uint64_t>(q);
+  return s.quantum;
+}
+
 ThreadState* Self() {
   if (t_state != nullptr) return t_state;
   for (ThreadState& s : g_states) {
@@ -79,6 +93,9 @@ ThreadState* Self() {
       s.chunk = nullptr;
       s.uses = 0;
       s.dropped_full = 0;
+      s.operations = 0;
+      s.quantum_start = 1;
+      s.quantum_end = 0;
       for (Run& r : s.runs) r.open = false;
       t_state = &s;
       pthread_setspecific(g_key, &s);
@@ -203,6 +220,8 @@ void Release(void* state) {
   {
     Hold hold(s->lock);
     SweepState(*s, true, 0);
+    CountOperations(s->operations);
+    s->operations = 0;
   }
   t_state = nullptr;
   s->taken.store(false, std::memory_order_release);
@@ -212,14 +231,15 @@ void Release(void* state) {
 
 void Record(const Operation& o) {
   ThreadState* s = Self();
-  CountOperations(1);
   if (s == nullptr) {
+    CountOperations(1);
     g_dropped_threads.fetch_add(1, std::memory_order_relaxed);
     CountDropped(1);
     return;
   }
   Hold hold(s->lock);
-  const int64_t quantum = Quantum(o.start);
+  ++s->operations;
+  const int64_t quantum = QuantumOf(*s, o.start);
   const uint64_t use = ++s->uses;
   Run* free_run = nullptr;
   Run* oldest = &s->runs[0];
@@ -337,6 +357,9 @@ void ForgetOtherThreads() {
     s.chunk = nullptr;
     for (Run& r : s.runs) r.open = false;
     s.dropped_full = 0;
+    s.operations = 0;
+    s.quantum_start = 1;
+    s.quantum_end = 0;
     if (&s != t_state) s.taken.store(false, std::memory_order_relaxed);
   }
   if (t_state != nullptr) t_state->tid = static_cast<pid_t>(syscall(SYS_gettid));
@@ -346,6 +369,16 @@ void ForgetOtherThreads() {
     g_partial[i].store(0, std::memory_order_relaxed);
     g_partial_written[i] = 0;
   }
+}
+
+uint64_t OperationsOfThreads() {
+  uint64_t n = 0;
+  for (ThreadState& s : g_states) {
+    if (!s.taken.load(std::memory_order_acquire)) continue;
+    Hold hold(s.lock);
+    n += s.operations;
+  }
+  return n;
 }
 
 void LockStates() { g_states_lock.lock(); }

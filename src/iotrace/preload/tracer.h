@@ -159,6 +159,9 @@ void NoteDropped(format::DropReason reason);
 void Sweep(bool all);
 // The thread states after fork: only the calling thread's survives, emptied.
 void ForgetOtherThreads();
+// The operations the running threads have recorded or dropped (those of ended threads are in
+// the writer's total).
+uint64_t OperationsOfThreads();
 void LockStates();
 void UnlockStates();
 void ResetStatesLock();

@@ -196,6 +196,12 @@ void WriteFrame(const uint8_t* payload, size_t size) {
 
 void StartWriter() {
   if (g_pool == nullptr) FillPool();
+  // The writer's deadlines are on the monotonic clock.
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&g_wake, &attr);
+  pthread_condattr_destroy(&attr);
   g_stop = false;
   // The writer blocks every signal, so that the program's handlers never run on it: the
   // calls of a handler there would be taken for the tracer's own, neither recorded nor
@@ -230,7 +236,7 @@ void Finish(f::EndReason reason) {
   p = f::PutVarint(p, Now());
   *p++ = f::kEnd;
   *p++ = reason;
-  p = f::PutVarint(p, g_operations.load(std::memory_order_relaxed));
+  p = f::PutVarint(p, g_operations.load(std::memory_order_relaxed) + OperationsOfThreads());
   p = f::PutVarint(p, g_dropped.load(std::memory_order_relaxed));
   WriteFrame(payload, static_cast<size_t>(p - payload));
   if (reason == f::kEndExit) config().enabled = false;
@@ -247,7 +253,6 @@ void UnlockWriter() {
 void ResetWriter() {
   pthread_mutex_init(&g_write_mutex, nullptr);
   pthread_mutex_init(&g_wake_mutex, nullptr);
-  pthread_cond_init(&g_wake, nullptr);
   g_running = false;
   g_operations.store(0, std::memory_order_relaxed);
   g_dropped.store(0, std::memory_order_relaxed);
