@@ -71,5 +71,27 @@ TEST(ThreadCapture, WritesOfASignalHandlerAreEachRecordedOrCountedAsDroppedAndNe
   EXPECT_EQ(trace.end_dropped, trace.Dropped());
 }
 
+// A handler's open, write and close while its thread is closing or dup'ing descriptors (the
+// tracer's descriptor table) must neither wait for the interrupted thread nor be lost.
+TEST(ThreadCapture, ASignalHandlerOpeningAndClosingFilesWhileItsThreadClosesDescriptorsNeverDeadlocks) {
+  fathom::testing::TempDir dir;
+  const std::string file = dir / "handler";
+  auto run = RunTraced(dir / "traces", {Workload("signal_closer"), file, "20000"});
+  ASSERT_EQ(run.result.exit_code, 0) << "the workload did not finish (alarm after 20 s): " << run.result.err;
+  const size_t at = run.result.out.find("handled ");
+  ASSERT_NE(at, std::string::npos) << run.result.out;
+  const uint64_t handled = std::stoull(run.result.out.substr(at + 8));
+  ASSERT_GT(handled, 0u);
+  ASSERT_EQ(run.traces.size(), 1u);
+  const Trace& trace = run.traces[0];
+  EXPECT_TRUE(trace.problems.empty()) << trace.problems.front();
+  // A handler that interrupts the tracer has its three calls (open, write, close) counted as
+  // dropped; any other has its write recorded on the file.
+  const uint64_t recorded = OfOp(OperationsOn(trace, file), f::kWrite).size();
+  EXPECT_EQ(trace.dropped_in_signal_handler % 3, 0u);
+  EXPECT_EQ(recorded + trace.dropped_in_signal_handler / 3, handled)
+      << recorded << " recorded, " << trace.dropped_in_signal_handler << " dropped";
+}
+
 }  // namespace
 }  // namespace fathom::iotrace

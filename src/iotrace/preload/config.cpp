@@ -116,6 +116,11 @@ bool OpenStream(uint64_t anchor_real, uint64_t anchor_mono, const char* job) {
   uint8_t header[format::kFileHeaderSize];
   format::PutFileHeader(header);
   const bool written = real::write()(fd, header, sizeof(header)) == sizeof(header);
+  struct stat st;
+  if (real::fstat()(fd, &st) == 0) {
+    c.trace_dev = st.st_dev;
+    c.trace_ino = st.st_ino;
+  }
   real::close()(fd);
   if (!written) {
     Warn("cannot write the trace file", c.path);
@@ -154,12 +159,10 @@ void Prepare() {
   LockStates();
   LockChunks();
   LockObjects();
-  LockFds();
 }
 
 void Parent() {
   if (!g_config.enabled) return;
-  UnlockFds();
   UnlockObjects();
   UnlockChunks();
   UnlockStates();
@@ -168,7 +171,6 @@ void Parent() {
 
 void Child() {
   if (!g_config.enabled) return;
-  ResetFdsLock();
   ResetObjectsLock();
   ResetStatesLock();
   ResetChunks();

@@ -6,6 +6,9 @@
 // becomes a file object, at the offset the kernel gives; anything else is remembered as not
 // a file. Positions are kept by the tracer as the kernel keeps them: dup'ed descriptors share
 // one (an open file description), read and write advance it, lseek sets it.
+//
+// The table takes no lock: its updates are atomic, so that a signal handler's close or dup,
+// which may interrupt the tracer anywhere, can always make them.
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,41 +26,53 @@ constexpr uint32_t kNotAFile = 0xffffffffu;
 constexpr uint32_t kDescriptions = 16384;
 
 struct FdSlot {
-  uint32_t object;       // 0: not looked at yet; kNotAFile; else the file
-  uint32_t description;  // index into g_descriptions (0: none)
+  std::atomic<uint32_t> object;       // 0: not looked at yet; kNotAFile; else the file
+  std::atomic<uint32_t> description;  // index into g_descriptions (0: none)
   int64_t stdio_offset;
 };
 struct Description {
   std::atomic<int64_t> offset;
-  uint32_t refs;
+  std::atomic<uint32_t> refs;
 };
 
-SpinLock g_lock;
 FdSlot g_fds[kMaxFds];
 Description g_descriptions[kDescriptions];
-uint32_t g_free_hint = 1;
+std::atomic<uint32_t> g_free_hint{1};
 
 bool InTable(int fd) { return fd >= 0 && fd < kMaxFds; }
 
-// A new description at `offset`; 0 if none is free. Called with g_lock held.
+// A new description at `offset`; 0 if none is free.
 uint32_t NewDescription(int64_t offset) {
+  const uint32_t hint = g_free_hint.load(std::memory_order_relaxed);
   for (uint32_t i = 0; i < kDescriptions - 1; ++i) {
-    const uint32_t d = 1 + (g_free_hint - 1 + i) % (kDescriptions - 1);
-    if (g_descriptions[d].refs == 0) {
-      g_descriptions[d].refs = 1;
+    const uint32_t d = 1 + (hint - 1 + i) % (kDescriptions - 1);
+    uint32_t free = 0;
+    if (g_descriptions[d].refs.load(std::memory_order_relaxed) == 0 &&
+        g_descriptions[d].refs.compare_exchange_strong(free, 1, std::memory_order_acq_rel)) {
       g_descriptions[d].offset.store(offset, std::memory_order_relaxed);
-      g_free_hint = d + 1 < kDescriptions ? d + 1 : 1;
+      g_free_hint.store(d + 1 < kDescriptions ? d + 1 : 1, std::memory_order_relaxed);
       return d;
     }
   }
   return 0;
 }
 
-void DropSlot(FdSlot& slot) {
-  if (slot.description != 0 && --g_descriptions[slot.description].refs == 0) {
-    g_free_hint = slot.description;
+void Unref(uint32_t d) {
+  if (d != 0 && g_descriptions[d].refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    g_free_hint.store(d, std::memory_order_relaxed);
   }
-  slot = {};
+}
+
+void DropSlot(FdSlot& slot) {
+  slot.object.store(0, std::memory_order_release);
+  Unref(slot.description.exchange(0, std::memory_order_acq_rel));
+}
+
+// Makes `slot` the file `object` at a new description, unless another thread filled it first.
+void Fill(FdSlot& slot, uint32_t object, uint32_t description, int64_t stdio_offset) {
+  Unref(slot.description.exchange(description, std::memory_order_acq_rel));
+  slot.stdio_offset = stdio_offset;
+  slot.object.store(object, std::memory_order_release);
 }
 
 // Looks at a descriptor opened outside the tracer.
@@ -81,33 +96,27 @@ FdView LookFd(int fd) {
     return {object == kNotAFile ? kNoObject : object, 0};
   }
   FdSlot& slot = g_fds[fd];
-  uint32_t object = __atomic_load_n(&slot.object, __ATOMIC_ACQUIRE);
+  uint32_t object = slot.object.load(std::memory_order_acquire);
   if (object == 0) {
     struct stat st;
     object = Discover(fd, &st);
     const int64_t offset = object == kNotAFile ? 0 : real::lseek()(fd, 0, SEEK_CUR);
-    Hold hold(g_lock);
-    if (slot.object == 0) {
-      slot.description = object == kNotAFile ? 0 : NewDescription(offset < 0 ? 0 : offset);
-      slot.stdio_offset = offset < 0 ? 0 : offset;
-      __atomic_store_n(&slot.object, object, __ATOMIC_RELEASE);
-    }
-    object = slot.object;
+    Fill(slot, object, object == kNotAFile ? 0 : NewDescription(offset < 0 ? 0 : offset), offset < 0 ? 0 : offset);
   }
   if (object == kNotAFile) return {};
-  const uint32_t d = slot.description;
+  const uint32_t d = slot.description.load(std::memory_order_acquire);
   return {object, d == 0 ? 0 : g_descriptions[d].offset.load(std::memory_order_relaxed)};
 }
 
 void AdvanceFd(int fd, int64_t bytes) {
   if (!InTable(fd) || bytes <= 0) return;
-  const uint32_t d = g_fds[fd].description;
+  const uint32_t d = g_fds[fd].description.load(std::memory_order_acquire);
   if (d != 0) g_descriptions[d].offset.fetch_add(bytes, std::memory_order_relaxed);
 }
 
 void SetFdOffset(int fd, int64_t offset) {
   if (!InTable(fd)) return;
-  const uint32_t d = g_fds[fd].description;
+  const uint32_t d = g_fds[fd].description.load(std::memory_order_acquire);
   if (d != 0) g_descriptions[d].offset.store(offset, std::memory_order_relaxed);
 }
 
@@ -119,35 +128,30 @@ uint32_t OpenedFd(int fd, int dirfd, const char* path, int flags) {
   const uint32_t object = FileObject(st.st_dev, st.st_ino, known ? absolute : path);
   if (!InTable(fd)) return object;
   const int64_t offset = (flags & O_APPEND) != 0 ? st.st_size : 0;
-  Hold hold(g_lock);
-  FdSlot& slot = g_fds[fd];
-  DropSlot(slot);
-  slot.description = NewDescription(offset);
-  slot.stdio_offset = offset;
-  __atomic_store_n(&slot.object, object, __ATOMIC_RELEASE);
+  Fill(g_fds[fd], object, NewDescription(offset), offset);
   return object;
 }
 
 void DupFd(int from, int to) {
   if (!InTable(to)) return;
-  Hold hold(g_lock);
   FdSlot& target = g_fds[to];
   DropSlot(target);
-  if (!InTable(from) || g_fds[from].object == 0) return;  // looked at on first use
-  target = g_fds[from];
-  if (target.description != 0) ++g_descriptions[target.description].refs;
+  if (!InTable(from)) return;
+  const FdSlot& source = g_fds[from];
+  const uint32_t object = source.object.load(std::memory_order_acquire);
+  if (object == 0) return;  // looked at on first use
+  const uint32_t d = source.description.load(std::memory_order_acquire);
+  if (d != 0) g_descriptions[d].refs.fetch_add(1, std::memory_order_acq_rel);
+  Fill(target, object, d, source.stdio_offset);
 }
 
 void ClosedFd(int fd) {
-  if (!InTable(fd)) return;
-  Hold hold(g_lock);
-  DropSlot(g_fds[fd]);
+  if (InTable(fd)) DropSlot(g_fds[fd]);
 }
 
 void ClosedFdRange(unsigned first, unsigned last) {
-  Hold hold(g_lock);
   for (unsigned fd = first; fd <= last && fd < static_cast<unsigned>(kMaxFds); ++fd) {
-    if (g_fds[fd].object != 0) DropSlot(g_fds[fd]);
+    if (g_fds[fd].object.load(std::memory_order_relaxed) != 0) DropSlot(g_fds[fd]);
   }
 }
 
@@ -158,9 +162,5 @@ void SetStdioOffset(int fd, int64_t offset) {
 void AdvanceStdio(int fd, int64_t bytes) {
   if (InTable(fd) && bytes > 0) g_fds[fd].stdio_offset += bytes;
 }
-
-void LockFds() { g_lock.lock(); }
-void UnlockFds() { g_lock.unlock(); }
-void ResetFdsLock() { g_lock.Reset(); }
 
 }  // namespace fathom::iotrace::preload

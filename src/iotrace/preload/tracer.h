@@ -60,6 +60,8 @@ struct Config {
   pid_t pid = 0;
   char dir[1024] = {};   // where the trace files go (absolute)
   char path[1280] = {};  // this image's trace file
+  uint64_t trace_dev = 0;  // and its identity, checked before each append
+  uint64_t trace_ino = 0;
 };
 Config& config();
 
@@ -107,7 +109,7 @@ void LockObjects();
 void UnlockObjects();
 void ResetObjectsLock();
 
-// ---- descriptors (fd_table.cpp) ------------------------------------------------------------
+// ---- descriptors (fd_table.cpp; lock-free, so that a signal handler may close or dup) -----
 
 // What the tracer knows of a descriptor: the file it reads and writes (kNoObject when it is
 // not a file: a pipe, a socket, a terminal) and its offset.
@@ -130,9 +132,6 @@ void ClosedFdRange(unsigned first, unsigned last);
 int64_t StdioOffset(int fd);
 void SetStdioOffset(int fd, int64_t offset);
 void AdvanceStdio(int fd, int64_t bytes);
-void LockFds();
-void UnlockFds();
-void ResetFdsLock();
 
 // ---- recording (thread_state.cpp) ----------------------------------------------------------
 

@@ -259,10 +259,13 @@ int closedir(DIR* dir) {
   return real::closedir()(dir);
 }
 
+// The working directory is kept under the objects' lock: a signal handler's I/O while it is
+// taken is not recorded (Busy), so that it never waits for a lock its own thread holds.
 int chdir(const char* path) {
   const int r = real::chdir()(path);
   if (r == 0) {
     KeepErrno e;
+    Busy busy;
     RefreshWorkingDirectory();
   }
   return r;
@@ -271,6 +274,7 @@ int fchdir(int fd) {
   const int r = real::fchdir()(fd);
   if (r == 0) {
     KeepErrno e;
+    Busy busy;
     RefreshWorkingDirectory();
   }
   return r;

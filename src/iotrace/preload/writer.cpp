@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,9 +59,32 @@ void FillPool() {
 }
 
 // Appends with the real calls; the writer lock is held.
+// The descriptor is moved above the numbers a program's opens take (the lowest free), and is
+// checked to still be the trace file just before the write: a program that closes every
+// descriptor (closefrom) between the open and the write, and opens a file of its own, must
+// not get the trace's frames in its file.
+constexpr int kHighDescriptor = 700;
+
+int OpenTrace() {
+  int fd = real::open()(config().path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  const int high = real::fcntl()(fd, F_DUPFD_CLOEXEC, kHighDescriptor);
+  if (high >= 0) {
+    real::close()(fd);
+    fd = high;
+  }
+  return fd;
+}
+
+bool StillTheTrace(int fd) {
+  struct stat st;
+  return real::fstat()(fd, &st) == 0 && st.st_dev == config().trace_dev && st.st_ino == config().trace_ino;
+}
+
 bool Append(const iovec* parts, int count) {
-  const int fd = real::open()(config().path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
+  const int fd = OpenTrace();
   if (fd < 0) return false;
+  if (!StillTheTrace(fd)) return false;  // not ours any more: never close or write it
   bool ok = true;
   int done = 0;
   while (done < count && ok) {
