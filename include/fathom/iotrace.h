@@ -159,3 +159,131 @@ Result<RunPlan> PlanRun(const RunOptions& options);
 Result<std::string> FindTracerLibrary();
 
 }  // namespace fathom::iotrace
+
+// ---- a job's analysis (`fathom io report`) --------------------------------------------------
+
+namespace fathom::iotrace {
+
+// Darshan's access-size buckets (darshan-parser's names): 0-100, 100-1K, 1K-10K, 10K-100K,
+// 100K-1M, 1M-4M, 4M-10M, 10M-100M, 100M-1G, 1G+, with Darshan's bounds (a 1 MiB access falls in
+// 100K-1M).
+inline constexpr int kSizeBuckets = 10;
+int SizeBucket(uint64_t size);
+const char* SizeBucketName(int bucket);
+
+struct LayerTotals {
+  uint64_t read_bytes = 0;
+  uint64_t write_bytes = 0;
+  uint64_t read_ops = 0;
+  uint64_t write_ops = 0;
+  uint64_t meta_ops = 0;
+  uint64_t other_ops = 0;
+};
+
+// One second of the job (on the wall clock): what was moved and done in it.
+struct Second {
+  int64_t second = 0;  // seconds since the epoch
+  uint64_t read_bytes = 0;
+  uint64_t write_bytes = 0;
+  uint64_t data_ops = 0;
+  uint64_t meta_ops = 0;
+};
+
+struct ProcessSummary {
+  std::string host;
+  uint64_t pid = 0;
+  int64_t rank = -1;
+  std::string exe;
+  uint64_t read_bytes = 0;
+  uint64_t write_bytes = 0;
+  uint64_t data_ops = 0;
+  uint64_t meta_ops = 0;
+  uint64_t io_ns = 0;      // time in data operations
+  bool killed = false;     // its last image has no end record
+};
+
+// I/O modes (Beacon): per direction, each file's volume is put under the mode its sharing
+// shows — 1-1 (one process does this direction's I/O in the whole job), N-N (the file's only
+// process is one of several), N-1 (every process of this direction shares the file), N-M
+// (a group of them shares it) — and the job's mode is the one that wins Beacon's volume vote:
+// the only mode, or with two modes the one above half the volume, or with three or more the
+// one above a third; "mixed" when none wins, "none" without I/O.
+struct ModeVote {
+  uint64_t processes = 0;                 // processes moving data in this direction
+  std::map<std::string, uint64_t> volume; // bytes per mode
+  std::string mode = "none";
+};
+
+struct Phase {
+  int64_t first_second = 0;
+  int64_t last_second = 0;
+  uint64_t read_bytes = 0;
+  uint64_t write_bytes = 0;
+  uint64_t data_ops = 0;
+  uint64_t meta_ops = 0;
+  ModeVote read;
+  ModeVote write;
+};
+
+struct SequentialCounts {  // Darshan's POSIX_SEQ_ and CONSEC_ counters, summed over the files
+  uint64_t ops = 0;
+  uint64_t sequential = 0;   // offset beyond the last byte of the previous one on the file
+  uint64_t consecutive = 0;  // offset just after it
+};
+
+struct Finding {
+  std::string kind;  // small-io, unaligned-io, shared-file-writes, read-after-write,
+                     // metadata-heavy, imbalance, partial, dropped, killed
+  std::string text;
+};
+
+struct AnalysisOptions {
+  bool all_files = false;        // count system files too (see docs/io.md)
+  double phase_threshold = 0.01; // a second belongs to a phase above this share of the peak
+  int64_t phase_gap = 2;         // seconds of quiet that still join two active stretches
+};
+
+struct JobReport {
+  std::string job;
+  uint64_t images = 0;       // process images (traces)
+  uint64_t processes = 0;    // distinct (host, pid)
+  uint64_t io_processes = 0; // of them, those that moved data
+  std::vector<std::string> hosts;
+  uint64_t first_ns = 0;     // wall clock of the first and last operation
+  uint64_t last_ns = 0;
+  uint64_t files = 0;        // files with data moved
+  LayerTotals posix, stdio, mpiio;
+  std::map<std::string, uint64_t> operations;  // count per operation name, every layer
+  uint64_t meta_ops = 0;
+  uint64_t peak_meta_per_second = 0;
+  double meta_per_second_in_phases = 0;
+  uint64_t read_sizes[kSizeBuckets] = {};   // POSIX reads by size
+  uint64_t write_sizes[kSizeBuckets] = {};
+  SequentialCounts reads, writes;           // POSIX
+  uint64_t unaligned_ops = 0;               // POSIX data operations at an offset not a multiple of 4 KiB
+  uint64_t small_ops = 0;                   // POSIX data operations under 4 KiB
+  uint64_t posix_data_ops = 0;
+  std::vector<Second> series;               // every second from the first to the last operation
+  double peak_bandwidth = 0;                // bytes/s, best second
+  double mean_bandwidth = 0;                // bytes/s over the seconds of the phases
+  double mean_iops = 0;
+  std::vector<ProcessSummary> per_process;
+  ModeVote read_mode, write_mode;
+  std::string mode = "none";                // by the volume of both directions
+  std::vector<Phase> phases;
+  uint64_t dropped = 0;
+  uint64_t partial_calls = 0;
+  uint64_t killed = 0;
+  std::vector<std::string> problems;
+  std::vector<Finding> findings;
+};
+
+// Analyses the traces of one job (those of several jobs are refused).
+Result<JobReport> AnalyzeJob(const std::vector<Trace>& traces, const AnalysisOptions& options);
+// Beacon's vote over the bytes per mode.
+std::string VoteMode(const std::map<std::string, uint64_t>& volume);
+
+std::string ReportJson(const JobReport& report);
+std::string ReportText(const JobReport& report);
+
+}  // namespace fathom::iotrace

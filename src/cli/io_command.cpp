@@ -1,6 +1,7 @@
 // `fathom io`: I/O tracing of programs (docs/io.md).
 //   fathom io run [--job ID] [--out DIR] -- COMMAND...   run COMMAND under libfathom-io.so
 //   fathom io dump TRACE|DIR... [--expand]               the traces as JSON lines
+//   fathom io report JOB-DIR|TRACE... [--json]           a job's I/O: volumes, rates, modes, phases, findings
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -117,6 +118,41 @@ int Dump(const std::vector<std::string>& paths, bool expand) {
   return rc;
 }
 
+struct ReportArgs {
+  std::vector<std::string> paths;
+  bool json = false;
+  iotrace::AnalysisOptions options;
+};
+
+int Report(const ReportArgs& args) {
+  std::vector<iotrace::Trace> traces;
+  int rc = 0;
+  for (const std::string& path : args.paths) {
+    auto files = iotrace::FindTraceFiles(path);
+    if (!files.ok()) {
+      std::fprintf(stderr, "fathom io report: %s\n", files.status().message().c_str());
+      return 1;
+    }
+    for (const std::string& file : *files) {
+      auto trace = iotrace::ReadTrace(file);
+      if (!trace.ok()) {
+        std::fprintf(stderr, "fathom io report: %s (left out)\n", trace.status().message().c_str());
+        rc = 1;
+        continue;
+      }
+      traces.push_back(std::move(*trace));
+    }
+  }
+  auto report = iotrace::AnalyzeJob(traces, args.options);
+  if (!report.ok()) {
+    std::fprintf(stderr, "fathom io report: %s\n", report.status().message().c_str());
+    return 1;
+  }
+  std::cout << (args.json ? iotrace::ReportJson(*report) + "\n" : iotrace::ReportText(*report));
+  std::cout.flush();
+  return rc;
+}
+
 }  // namespace
 
 CommandRunner AddIoCommand(CLI::App& app) {
@@ -144,9 +180,27 @@ CommandRunner AddIoCommand(CLI::App& app) {
   dump->add_option("trace", *paths, "Trace files (*.fio), or directories of them")->required();
   dump->add_flag("--expand", *expand, "Also list every operation of every run");
 
+  auto report = std::make_shared<ReportArgs>();
+  CLI::App* report_command = io->add_subcommand(
+      "report", "A job's I/O from its traces: volumes and operations per layer, metadata rates, access sizes, "
+                "sequentiality, bandwidth over time, phases, I/O mode (N-N, N-1, N-M, 1-1) and findings");
+  report_command->add_option("trace", report->paths, "The job's trace directory (OUT/JOB), or trace files")->required();
+  report_command->add_flag("--json", report->json, "One JSON object with every figure and the per-second series");
+  report_command->add_flag("--all-files", report->options.all_files,
+                           "Count system files too (/etc, /usr, /lib, /proc, /var but /var/tmp, ...)");
+  report_command->add_option("--phase-threshold", report->options.phase_threshold,
+                             "A second is in an I/O phase above this share of the busiest second's bytes")
+      ->default_str("0.01")
+      ->check(CLI::Range(0.0, 1.0));
+  report_command->add_option("--phase-gap", report->options.phase_gap,
+                             "Seconds of quiet that still join two stretches into one phase")
+      ->default_str("2")
+      ->check(CLI::NonNegativeNumber);
+
   return [=]() -> int {
     if (run->parsed()) return RunTraced(*options);
     if (dump->parsed()) return Dump(*paths, *expand);
+    if (report_command->parsed()) return Report(*report);
     return 2;
   };
 }

@@ -24,6 +24,7 @@ constexpr size_t kNameMax = 200;
 struct FileSlot {
   uint64_t dev;
   uint64_t ino;
+  uint64_t path_hash;  // the name it was seen by: an inode number reused by a new file is a new object
   uint32_t id;
 };
 struct NameSlot {
@@ -86,13 +87,16 @@ bool AbsolutePath(int dirfd, const char* path, char* out, size_t size) {
 }
 
 uint32_t FileObject(uint64_t dev, uint64_t ino, const char* path) {
+  const uint64_t path_hash = path != nullptr ? HashPath(path, strlen(path)) : 0;
   uint32_t id;
   {
     Hold hold(g_lock);
     FileSlot& slot = g_files[Mix(dev * 0x9e3779b97f4a7c15ull ^ ino) % kFileSlots];
-    if (slot.id != 0 && slot.dev == dev && slot.ino == ino) return slot.id;
+    if (slot.id != 0 && slot.dev == dev && slot.ino == ino && (path == nullptr || slot.path_hash == path_hash)) {
+      return slot.id;
+    }
     id = g_next_id++;
-    slot = {dev, ino, id};
+    slot = {dev, ino, path_hash, id};
   }
   RecordObject(id, dev, ino, path, path == nullptr ? 0 : strlen(path));
   return id;
