@@ -9,9 +9,9 @@
 // over the compressed one.
 //
 //   stdio: --stdio-ops one-byte fwrite then as many fread (default 50,000,000 in all), tmpfs
-//   small: --small-ops 64-byte write(2) then as many pread (default 4,000,000 in all), tmpfs
+//   small: --small-ops 64-byte write(2) then as many pread (default 400,000 in all), tmpfs
 //   bigio: --bigio-mib 1 MiB writes, fsync, and as many reads (default 1024 MiB), on disk
-//   meta:  --meta-files files created, stat'ed and unlinked (default 100,000), on disk
+//   meta:  --meta-files files created, stat'ed and unlinked (default 20,000), on disk
 //
 // Usage: io_trace_benchmark [--quick] [--repeat R] [--tmpfs DIR] [--disk DIR] [--parts a,b]
 //                           [--stdio-ops N] [--small-ops N] [--bigio-mib N] [--meta-files N]
@@ -37,9 +37,9 @@ bool g_failed = false;  // a variant failed or its trace missed operations: the 
 
 struct Config {
   long stdio_ops = 50'000'000;
-  long small_ops = 4'000'000;
+  long small_ops = 400'000;
   long bigio_mib = 1024;
-  long meta_files = 100'000;
+  long meta_files = 20'000;
   int repeat = 3;
   std::string tmpfs = "/dev/shm";
   std::string disk = "/var/tmp";
