@@ -141,9 +141,11 @@ class RulesScaleTest : public ::testing::Test {
     return {testing::FathomBinary(), "rules", "run", "--config", rules_, "--store", store_};
   }
 
-  // The rule's row of `rules status`.
+  // The rule's row of `rules status`; all zeros while the runner just started has not yet made
+  // its outbox (the callers wait for counts, which then stay short if it never does).
   RuleRow Status(const std::string& rule, std::string* preamble = nullptr) {
     auto status = Fathom({"rules", "status", "--config", rules_, "--store", store_, "--csv"});
+    if (status.exit_code != 0 && status.err.find("no rules outbox") != std::string::npos) return {};
     EXPECT_EQ(status.exit_code, 0) << status.err;
     if (preamble != nullptr) *preamble = status.out;
     RuleRow row;
