@@ -286,4 +286,11 @@ std::string VoteMode(const std::map<std::string, uint64_t>& volume);
 std::string ReportJson(const JobReport& report);
 std::string ReportText(const JobReport& report);
 
+// The job's POSIX and STDIO counters as darshan-parser prints them: one line per counter and
+// (file, rank), tab-separated <module> <rank> <record id> <counter> <value> <file name>
+// <mount pt> <fs type>, with Darshan's counter names, size buckets, sequential and consecutive
+// rules and 4 KiB file alignment. Record ids are a hash of the path (not Darshan's); the mount
+// columns come from this machine's mount table. docs/io.md lists the counters given.
+std::string DarshanText(const std::vector<Trace>& traces, const AnalysisOptions& options);
+
 }  // namespace fathom::iotrace

@@ -1,7 +1,8 @@
 // `fathom io`: I/O tracing of programs (docs/io.md).
 //   fathom io run [--job ID] [--out DIR] -- COMMAND...   run COMMAND under libfathom-io.so
 //   fathom io dump TRACE|DIR... [--expand]               the traces as JSON lines
-//   fathom io report JOB-DIR|TRACE... [--json]           a job's I/O: volumes, rates, modes, phases, findings
+//   fathom io report JOB-DIR|TRACE... [--json|--darshan-text]  a job's I/O: volumes, rates, modes, phases,
+//                                                        findings; or Darshan's counters
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -121,6 +122,7 @@ int Dump(const std::vector<std::string>& paths, bool expand) {
 struct ReportArgs {
   std::vector<std::string> paths;
   bool json = false;
+  bool darshan_text = false;
   iotrace::AnalysisOptions options;
 };
 
@@ -142,6 +144,11 @@ int Report(const ReportArgs& args) {
       }
       traces.push_back(std::move(*trace));
     }
+  }
+  if (args.darshan_text) {
+    std::cout << iotrace::DarshanText(traces, args.options);
+    std::cout.flush();
+    return rc;
   }
   auto report = iotrace::AnalyzeJob(traces, args.options);
   if (!report.ok()) {
@@ -186,6 +193,8 @@ CommandRunner AddIoCommand(CLI::App& app) {
                 "sequentiality, bandwidth over time, phases, I/O mode (N-N, N-1, N-M, 1-1) and findings");
   report_command->add_option("trace", report->paths, "The job's trace directory (OUT/JOB), or trace files")->required();
   report_command->add_flag("--json", report->json, "One JSON object with every figure and the per-second series");
+  report_command->add_flag("--darshan-text", report->darshan_text,
+                           "POSIX and STDIO counters per file and rank, as darshan-parser prints them");
   report_command->add_flag("--all-files", report->options.all_files,
                            "Count system files too (/etc, /usr, /lib, /proc, /var but /var/tmp, ...)");
   report_command->add_option("--phase-threshold", report->options.phase_threshold,

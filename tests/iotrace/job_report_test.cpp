@@ -5,6 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <sstream>
+
 #include "iotrace/traced_run.h"
 
 namespace fathom::iotrace {
@@ -112,6 +115,42 @@ TEST(JobReport, AThousandFilesMadeStatedAndRemovedIsMetadataHeavy) {
   bool heavy = false;
   for (const Finding& f : r.findings) heavy |= f.kind == "metadata-heavy";
   EXPECT_TRUE(heavy);
+}
+
+// The value darshan-parser's layout gives `counter` of `path`, from --darshan-text output.
+std::string DarshanValue(const std::string& text, const std::string& counter, const std::string& path) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::istringstream split(line);
+    for (std::string cell; std::getline(split, cell, '\t');) cells.push_back(cell);
+    if (cells.size() == 8 && cells[3] == counter && cells[5] == path) return cells[4];
+  }
+  return "(no " + counter + " line for " + path + ")";
+}
+
+TEST(JobReport, DarshanTextGivesDarshansCountersForPosixAndStdio) {
+  fathom::testing::TempDir dir;
+  const std::string sizes = dir / "sizes", stdio = dir / "stdio";
+  ASSERT_EQ(RunTraced(dir / "traces", {Workload("sizes_writer"), sizes}).result.exit_code, 0);
+  ASSERT_EQ(fathom::testing::Run(IoRunCommand(dir / "traces", {Workload("stdio_workload"), stdio}),
+                                 std::chrono::seconds(60)).exit_code, 0);
+  auto run = fathom::testing::Run({fathom::testing::FathomBinary(), "io", "report", "--darshan-text", dir / "traces/job"},
+                                  std::chrono::seconds(60));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::map<std::string, std::string> posix = {
+      {"POSIX_OPENS", "1"},           {"POSIX_WRITES", "127"},         {"POSIX_READS", "0"},
+      {"POSIX_BYTES_WRITTEN", "8128"}, {"POSIX_MAX_BYTE_WRITTEN", "8127"}, {"POSIX_SEQ_WRITES", "126"},
+      {"POSIX_CONSEC_WRITES", "126"},  {"POSIX_SIZE_WRITE_0_100", "100"}, {"POSIX_SIZE_WRITE_100_1K", "27"},
+      {"POSIX_SIZE_WRITE_1K_10K", "0"}, {"POSIX_FILE_NOT_ALIGNED", "126"}, {"POSIX_ACCESS1_COUNT", "1"}};
+  for (const auto& [counter, value] : posix) EXPECT_EQ(DarshanValue(run.out, counter, sizes), value) << counter;
+  const std::map<std::string, std::string> streams = {
+      {"STDIO_OPENS", "2"},          {"STDIO_WRITES", "16"},       {"STDIO_READS", "12"},
+      {"STDIO_SEEKS", "1"},          {"STDIO_BYTES_WRITTEN", "1016"}, {"STDIO_BYTES_READ", "516"},
+      {"STDIO_MAX_BYTE_WRITTEN", "1015"}, {"STDIO_MAX_BYTE_READ", "1015"}};
+  for (const auto& [counter, value] : streams) EXPECT_EQ(DarshanValue(run.out, counter, stdio), value) << counter;
+  EXPECT_NE(run.out.find("#<module>\t<rank>\t<record id>\t<counter>\t<value>\t<file name>\t<mount pt>\t<fs type>"),
+            std::string::npos);
 }
 
 TEST(JobReport, TheCommandPrintsTheReportAsJson) {

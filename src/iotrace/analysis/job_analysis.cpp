@@ -13,29 +13,11 @@ namespace {
 namespace f = format;
 using analysis::AccessRun;
 using analysis::DataPiece;
+using analysis::FileKey;
+using analysis::SystemPath;
 
 constexpr uint64_t kSecond = 1'000'000'000;
 constexpr int64_t kMaxSeries = 10'000'000;  // seconds: a longer span is a clock problem
-
-// System files, left out as Darshan leaves them out unless --all-files, and the MPI
-// runtime's own session files (Open MPI's ompi.HOST.UID directory).
-bool SystemPath(const std::string& path) {
-  static const char* const kPrefixes[] = {"/etc/", "/dev/", "/usr/", "/bin/", "/boot/", "/lib/", "/lib32/",
-                                          "/lib64/", "/opt/", "/sbin/", "/sys/", "/proc/", "/run/", "/var/"};
-  if (path.find("/ompi.") != std::string::npos) return true;
-  if (path.rfind("/var/tmp/", 0) == 0) return false;
-  for (const char* prefix : kPrefixes) {
-    if (path.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
-}
-
-// A file is its (dev, ino) and the path it was opened by: an inode number the file system
-// gives again to a new file after the old one was removed is another file.
-std::string FileKey(const Object& o) {
-  if (o.dev != 0 || o.ino != 0) return "f:" + std::to_string(o.dev) + ":" + std::to_string(o.ino) + ":" + o.path;
-  return "n:" + o.path;
-}
 
 struct Builder {
   const AnalysisOptions& options;
@@ -240,11 +222,6 @@ struct Builder {
 };
 
 }  // namespace
-
-namespace analysis {
-void AddFindings(JobReport& report, const std::map<size_t, std::pair<uint64_t, uint64_t>>& write_then_read,
-                 const std::map<size_t, std::string>& paths, const std::vector<DataPiece>& pieces);
-}  // namespace analysis
 
 Result<JobReport> AnalyzeJob(const std::vector<Trace>& traces, const AnalysisOptions& options) {
   if (traces.empty()) return Status::Error("no traces to analyse");

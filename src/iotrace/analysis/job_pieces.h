@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "fathom/iotrace.h"
@@ -29,6 +30,15 @@ struct AccessRun {
   uint64_t count = 0;
   int64_t bytes = 0;   // moved by each operation
 };
+
+// System files and the MPI runtime's session files, left out unless --all-files.
+bool SystemPath(const std::string& path);
+// Which file an object is: (dev, ino) and the path it was opened by, or the name.
+std::string FileKey(const Object& o);
+
+// Adds the findings to a finished report (findings.cpp).
+void AddFindings(JobReport& report, const std::map<size_t, std::pair<uint64_t, uint64_t>>& write_then_read,
+                 const std::map<size_t, std::string>& paths, const std::vector<DataPiece>& pieces);
 
 // Beacon's modes for one direction over the pieces within [first_second, last_second].
 ModeVote ClassifyModes(const std::vector<DataPiece>& pieces, bool write, int64_t first_second, int64_t last_second);
