@@ -1,5 +1,6 @@
 # What `cmake --install` (and `make install PREFIX=...`) puts where:
 #   bin/                                   fathom, fathomd, fathom-lustre-sim
+#   lib/fathom/libfathom-io.so             the I/O tracer `fathom io run` preloads (found beside bin/)
 #   lib/fathom/lustre-sim/                 the emulator's lfs, lctl and liblustreapi.so
 #   share/man/man1/                        a page per program and subcommand (from --help)
 #   share/bash-completion/completions/     fathom, fathomd
@@ -12,6 +13,9 @@ set(FATHOM_SIM_DIR lib/fathom/lustre-sim)
 install(TARGETS fathom fathomd fathom-lustre-sim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS lfs lctl RUNTIME DESTINATION ${FATHOM_SIM_DIR})
 install(TARGETS lustreapi LIBRARY DESTINATION ${FATHOM_SIM_DIR})
+# The tracer's directory is fixed relative to bin/ (not CMAKE_INSTALL_LIBDIR's multiarch name):
+# `fathom io run` looks for ../lib/fathom/libfathom-io.so beside its own executable.
+install(TARGETS fathom-io LIBRARY DESTINATION lib/fathom)
 
 install(FILES share/bash-completion/fathom DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES share/bash-completion/fathom DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
@@ -77,3 +81,7 @@ fathom_man_page(fathom-rules-replay fathom fathom "make dead deliveries pending 
 fathom_man_page(fathom-rules-resume fathom fathom "run a paused rule's deliveries again" ARGS rules resume)
 fathom_man_page(fathom-rules-purge fathom fathom "delete the dead deliveries" ARGS rules purge)
 fathom_man_page(fathom-rules-enable fathom fathom "call a rule's webhook again after it answered 410 Gone" ARGS rules enable)
+fathom_man_page(fathom-io fathom fathom "trace the I/O of programs and read the traces" ARGS io)
+fathom_man_page(fathom-io-run fathom fathom "run a command with its I/O traced by libfathom-io.so" ARGS io run)
+fathom_man_page(fathom-io-dump fathom fathom "print I/O traces as JSON" ARGS io dump)
+fathom_man_page(fathom-io-report fathom fathom "a job's I/O: volumes, rates, modes, phases, findings, Darshan's counters" ARGS io report)

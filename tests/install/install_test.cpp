@@ -72,6 +72,21 @@ TEST_F(Installed, TheInstalledFathomWatchesADirectory) {
   EXPECT_EQ(watch.Wait(), 0);
 }
 
+// The installed `fathom io run` finds the tracer in lib/fathom/ beside bin/ and traces a
+// program's writes.
+TEST_F(Installed, TheInstalledFathomTracesAProgramsIo) {
+  testing::TempDir dir;
+  EXPECT_TRUE(fs::exists(At("lib/fathom/libfathom-io.so")));
+  const std::string file = dir / "written";
+  auto run = Exec({At("bin/fathom"), "io", "run", "--job", "j", "--out", dir / "traces", "--", "/bin/sh", "-c",
+                   "echo hello > " + file});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("operations traced"), std::string::npos) << run.err;
+  auto dump = Exec({At("bin/fathom"), "io", "dump", dir / "traces/j"});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_NE(dump.out.find("\"path\":\"" + file + "\""), std::string::npos) << dump.out;
+}
+
 TEST_F(Installed, EveryProgramAndSubcommandHasAManPage) {
   std::vector<std::string> pages{"fathom", "fathomd"};
   // Every subcommand `fathom --help` lists.
