@@ -5,28 +5,17 @@
 // counter's growth is zero.
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <set>
 #include <string_view>
 
-#include "lustre/stats_text.h"
+#include "stats_text_checks.h"
 
-namespace {
-[[noreturn]] void Violated(const char* what) {
-  std::fprintf(stderr, "property violated: %s\n", what);
-  std::abort();
-}
-}  // namespace
+using fathom::fuzz::Violated;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const fathom::lustre::JobStatsText t = fathom::lustre::ParseJobStats(text);
-  size_t lines = 1;
-  for (char c : text) lines += c == '\n' ? 1 : 0;
-  for (const auto& p : t.problems) {
-    if (p.line == 0 || p.line > lines) Violated("a problem outside the text's lines");
-  }
+  fathom::fuzz::ProblemsNameLinesOf(text, t.problems);
   std::set<std::string> ids;
   for (const auto& j : t.jobs) ids.insert(j.job_id);
   if (ids.size() != t.jobs.size()) return 0;  // a repeated id has no single growth

@@ -3,27 +3,16 @@
 // a counter read with figures has its minimum and maximum, and its sum when it has a sumsq.
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string_view>
 
-#include "lustre/stats_text.h"
+#include "stats_text_checks.h"
 
-namespace {
-[[noreturn]] void Violated(const char* what) {
-  std::fprintf(stderr, "property violated: %s\n", what);
-  std::abort();
-}
-}  // namespace
+using fathom::fuzz::Violated;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const fathom::lustre::LprocfsStats s = fathom::lustre::ParseLprocfsStats(text);
-  size_t lines = 1;
-  for (char c : text) lines += c == '\n' ? 1 : 0;
-  for (const auto& p : s.problems) {
-    if (p.line == 0 || p.line > lines) Violated("a problem outside the text's lines");
-  }
+  fathom::fuzz::ProblemsNameLinesOf(text, s.problems);
   for (const auto& [name, c] : s.counters) {
     if (name.empty()) Violated("a counter without a name");
     if (c.has_sum != c.has_range) Violated("a sum without min and max");

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <optional>
 
 #include "iotrace/trace_format.h"
 
@@ -148,6 +149,23 @@ struct Operation {
   uint64_t end = 0;
 };
 void Record(const Operation& op);
+// Records `op` on `target` (nothing when it is kNoObject), with an offset when it has one.
+inline void RecordOn(uint8_t op, uint32_t target, uint64_t size, int64_t result, int err, uint64_t start,
+                     uint64_t end, std::optional<int64_t> offset = std::nullopt, uint32_t aux = kNoObject) {
+  if (target == kNoObject) return;
+  Operation o;
+  o.op = op;
+  o.target = target;
+  o.aux = aux;
+  o.has_offset = offset.has_value();
+  o.offset = offset.value_or(0);
+  o.size = size;
+  o.result = result;
+  o.err = err;
+  o.start = start;
+  o.end = end;
+  Record(o);
+}
 // Writes an object record into the calling thread's buffer.
 void RecordObject(uint32_t id, uint64_t dev, uint64_t ino, const char* path, size_t length);
 void NotePartial(format::PartialWhat what);

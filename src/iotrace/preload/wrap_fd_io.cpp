@@ -26,19 +26,11 @@ uint64_t Total(const struct iovec* iov, int count) {
 int Opened(uint8_t op, int dirfd, const char* path, int flags, int fd, uint64_t t0, uint64_t t1) {
   KeepErrno e;
   Busy busy;
-  Operation o;
-  o.op = op;
-  o.size = static_cast<uint64_t>(flags);
-  o.start = t0;
-  o.end = t1;
   if (fd >= 0) {
-    o.target = OpenedFd(fd, dirfd, path, flags);
+    RecordOn(op, OpenedFd(fd, dirfd, path, flags), static_cast<uint64_t>(flags), 0, 0, t0, t1);
   } else {
-    o.target = NameObject(dirfd, path);
-    o.result = -1;
-    o.err = e.value();
+    RecordOn(op, NameObject(dirfd, path), static_cast<uint64_t>(flags), -1, e.value(), t0, t1);
   }
-  Record(o);
   return fd;
 }
 
@@ -116,37 +108,6 @@ int Dup(int from, int to, uint64_t t0, uint64_t t1) {
   return to;
 }
 
-template <typename Fn, typename... A>
-int Close(Fn fn, int fd, A... args) {
-  if (!Active()) {
-    const int r = fn(fd, args...);
-    ClosedFd(fd);
-    return r;
-  }
-  uint32_t object;
-  {
-    Busy busy;
-    object = LookFd(fd).object;
-  }
-  const uint64_t t0 = Now();
-  const int r = fn(fd, args...);
-  const uint64_t t1 = Now();
-  KeepErrno e;
-  Busy busy;
-  ClosedFd(fd);
-  if (object != kNoObject) {
-    Operation o;
-    o.op = f::kClose;
-    o.target = object;
-    o.result = Outcome(r);
-    o.err = r < 0 ? e.value() : 0;
-    o.start = t0;
-    o.end = t1;
-    Record(o);
-  }
-  return r;
-}
-
 }  // namespace
 
 extern "C" {
@@ -212,7 +173,9 @@ int creat64(const char* path, mode_t mode) {
   return OpenPath(f::kCreat, real::open64(), path, O_CREAT | O_WRONLY | O_TRUNC, mode);
 }
 
-int close(int fd) { return Close(real::close(), fd); }
+int close(int fd) {
+  return CloseThrough(f::kClose, fd, [&] { return real::close()(fd); });
+}
 
 int close_range(unsigned first, unsigned last, int flags) {
   const int r = real::close_range()(first, last, flags);
@@ -272,27 +235,32 @@ ssize_t pwritev64(int fd, const struct iovec* iov, int count, off64_t offset) {
 }
 
 // preadv2/pwritev2 with offset -1 use (and move) the descriptor's position.
-ssize_t preadv2(int fd, const struct iovec* iov, int count, off_t offset, int flags) {
-  if (offset == -1) return Data(f::kPreadv, real::preadv2(), fd, Total(iov, count), iov, count, offset, flags);
-  if (!Active()) return real::preadv2()(fd, iov, count, offset, flags);
+}  // extern "C"
+
+namespace {
+
+template <typename Fn>
+ssize_t Vector2(uint8_t op, Fn fn, int fd, const struct iovec* iov, int count, off_t offset, int flags) {
+  if (offset == -1) return Data(op, fn, fd, Total(iov, count), iov, count, offset, flags);
+  if (!Active()) return fn(fd, iov, count, offset, flags);
   const uint64_t t0 = Now();
-  const ssize_t r = real::preadv2()(fd, iov, count, offset, flags);
+  const ssize_t r = fn(fd, iov, count, offset, flags);
   const uint64_t t1 = Now();
   KeepErrno e;
   Busy busy;
-  FdDataAt(f::kPreadv, fd, offset, Total(iov, count), r, r < 0 ? e.value() : 0, t0, t1);
+  FdDataAt(op, fd, offset, Total(iov, count), r, r < 0 ? e.value() : 0, t0, t1);
   return r;
 }
+
+}  // namespace
+
+extern "C" {
+
+ssize_t preadv2(int fd, const struct iovec* iov, int count, off_t offset, int flags) {
+  return Vector2(f::kPreadv, real::preadv2(), fd, iov, count, offset, flags);
+}
 ssize_t pwritev2(int fd, const struct iovec* iov, int count, off_t offset, int flags) {
-  if (offset == -1) return Data(f::kPwritev, real::pwritev2(), fd, Total(iov, count), iov, count, offset, flags);
-  if (!Active()) return real::pwritev2()(fd, iov, count, offset, flags);
-  const uint64_t t0 = Now();
-  const ssize_t r = real::pwritev2()(fd, iov, count, offset, flags);
-  const uint64_t t1 = Now();
-  KeepErrno e;
-  Busy busy;
-  FdDataAt(f::kPwritev, fd, offset, Total(iov, count), r, r < 0 ? e.value() : 0, t0, t1);
-  return r;
+  return Vector2(f::kPwritev, real::pwritev2(), fd, iov, count, offset, flags);
 }
 ssize_t preadv64v2(int fd, const struct iovec* iov, int count, off64_t offset, int flags) {
   return preadv2(fd, iov, count, offset, flags);
@@ -421,21 +389,7 @@ ssize_t copy_file_range(int in, off64_t* in_offset, int out, off64_t* out_offset
   Busy busy;
   if (r > 0 && in_offset == nullptr) AdvanceFd(in, r);
   if (r > 0 && out_offset == nullptr) AdvanceFd(out, r);
-  const FdView target = LookFd(out);
-  if (target.object != kNoObject) {
-    Operation o;
-    o.op = f::kCopyFileRange;
-    o.target = target.object;
-    o.aux = source;
-    o.has_offset = true;
-    o.offset = at;
-    o.size = n;
-    o.result = r;
-    o.err = r < 0 ? e.value() : 0;
-    o.start = t0;
-    o.end = t1;
-    Record(o);
-  }
+  RecordOn(f::kCopyFileRange, LookFd(out).object, n, r, r < 0 ? e.value() : 0, t0, t1, at, source);
   return r;
 }
 

@@ -38,4 +38,28 @@ void StatOp(uint8_t op, int dirfd, const char* path, uint64_t dev, uint64_t ino,
 // 0 for success, -1 for failure: what metadata calls return, so that runs of them compress.
 inline int64_t Outcome(long r) { return r < 0 ? -1 : 0; }
 
+// Closes `fd` through `call` (close, fclose...): the file is looked up before the call, the
+// descriptor forgotten after it, and the close recorded as `op`.
+template <typename Call>
+int CloseThrough(uint8_t op, int fd, Call call) {
+  if (!Active()) {
+    const int r = call();
+    ClosedFd(fd);
+    return r;
+  }
+  uint32_t object;
+  {
+    Busy busy;
+    object = LookFd(fd).object;
+  }
+  const uint64_t t0 = Now();
+  const int r = call();
+  const uint64_t t1 = Now();
+  KeepErrno e;
+  Busy busy;
+  ClosedFd(fd);
+  RecordOn(op, object, 0, Outcome(r), r < 0 ? e.value() : 0, t0, t1);
+  return r;
+}
+
 }  // namespace fathom::iotrace::preload

@@ -63,6 +63,19 @@ int NameCall(uint8_t op, int dirfd, const char* path, uint64_t size, Fn call,
   return r;
 }
 
+// readdir and readdir64: an entry is a result of 1, the end 0.
+template <typename Fn>
+auto ReadDirectory(Fn fn, DIR* dir) {
+  if (!Active()) return fn(dir);
+  const uint64_t t0 = Now();
+  auto* entry = fn(dir);
+  const uint64_t t1 = Now();
+  KeepErrno e;
+  Busy busy;
+  FdOp(f::kReaddir, dirfd(dir), 0, entry != nullptr ? 1 : 0, 0, t0, t1);
+  return entry;
+}
+
 using XstatFn = int (*)(int, const char*, struct stat*);
 using FxstatFn = int (*)(int, int, struct stat*);
 using FxstatatFn = int (*)(int, int, const char*, struct stat*, int);
@@ -216,43 +229,16 @@ DIR* opendir(const char* path) {
   const uint64_t t1 = Now();
   KeepErrno e;
   Busy busy;
-  Operation o;
-  o.op = f::kOpendir;
-  o.start = t0;
-  o.end = t1;
   if (dir != nullptr) {
-    o.target = OpenedFd(dirfd(dir), AT_FDCWD, path, O_RDONLY | O_DIRECTORY);
+    RecordOn(f::kOpendir, OpenedFd(dirfd(dir), AT_FDCWD, path, O_RDONLY | O_DIRECTORY), 0, 0, 0, t0, t1);
   } else {
-    o.target = NameObject(AT_FDCWD, path);
-    o.result = -1;
-    o.err = e.value();
+    RecordOn(f::kOpendir, NameObject(AT_FDCWD, path), 0, -1, e.value(), t0, t1);
   }
-  Record(o);
   return dir;
 }
 
-struct dirent* readdir(DIR* dir) {
-  const auto fn = real::readdir();
-  if (!Active()) return fn(dir);
-  const uint64_t t0 = Now();
-  struct dirent* entry = fn(dir);
-  const uint64_t t1 = Now();
-  KeepErrno e;
-  Busy busy;
-  FdOp(f::kReaddir, dirfd(dir), 0, entry != nullptr ? 1 : 0, 0, t0, t1);
-  return entry;
-}
-struct dirent64* readdir64(DIR* dir) {
-  const auto fn = real::readdir64();
-  if (!Active()) return fn(dir);
-  const uint64_t t0 = Now();
-  struct dirent64* entry = fn(dir);
-  const uint64_t t1 = Now();
-  KeepErrno e;
-  Busy busy;
-  FdOp(f::kReaddir, dirfd(dir), 0, entry != nullptr ? 1 : 0, 0, t0, t1);
-  return entry;
-}
+struct dirent* readdir(DIR* dir) { return ReadDirectory(real::readdir(), dir); }
+struct dirent64* readdir64(DIR* dir) { return ReadDirectory(real::readdir64(), dir); }
 
 int closedir(DIR* dir) {
   ClosedFd(dirfd(dir));

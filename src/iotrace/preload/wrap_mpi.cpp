@@ -99,19 +99,8 @@ int64_t Moved(int rc, const void* status, Handle type, int count) {
 
 void RecordTransfer(uint8_t op, Handle fh, MpiOffset offset, bool has_offset, uint64_t size, int64_t moved,
                     int rc, uint64_t t0, uint64_t t1) {
-  const uint32_t object = ObjectOf(fh);
-  if (object == kNoObject) return;
-  Operation o;
-  o.op = op;
-  o.target = object;
-  o.has_offset = has_offset;
-  o.offset = offset;
-  o.size = size;
-  o.result = moved;
-  o.err = rc == kSuccess ? 0 : rc;
-  o.start = t0;
-  o.end = t1;
-  Record(o);
+  RecordOn(op, ObjectOf(fh), size, moved, rc == kSuccess ? 0 : rc, t0, t1,
+           has_offset ? std::optional<int64_t>(offset) : std::nullopt);
 }
 
 // A transfer at the handle's own file pointer.
@@ -157,16 +146,7 @@ int TransferAt(uint8_t op, TransferAtFn fn, Handle fh, MpiOffset offset, void* b
 }
 
 void RecordOther(uint8_t op, uint32_t object, uint64_t size, int rc, uint64_t t0, uint64_t t1) {
-  if (object == kNoObject) return;
-  Operation o;
-  o.op = op;
-  o.target = object;
-  o.size = size;
-  o.result = rc == kSuccess ? 0 : -1;
-  o.err = rc == kSuccess ? 0 : rc;
-  o.start = t0;
-  o.end = t1;
-  Record(o);
+  RecordOn(op, object, size, rc == kSuccess ? 0 : -1, rc == kSuccess ? 0 : rc, t0, t1);
 }
 
 }  // namespace

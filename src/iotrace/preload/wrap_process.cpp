@@ -77,41 +77,43 @@ int execveat(int dirfd, const char* path, char* const argv[], char* const envp[]
   return real::execveat()(dirfd, path, argv, envp, flags);
 }
 
+// The execl forms: their arguments up to the null pointer become an argv for `exec`; execle's
+// environment follows the null pointer.
+#define FATHOM_EXECL_ARGV(arg, ap, argv, envp)         \
+  const size_t n_ = CountArgs(arg, ap);                 \
+  char* argv[n_ + 1];                                   \
+  argv[0] = const_cast<char*>(arg);                     \
+  for (size_t i = 1; i < n_; ++i) argv[i] = va_arg(ap, char*); \
+  argv[n_] = nullptr;                                   \
+  if (envp != nullptr && n_ > 0) va_arg(ap, char*);     \
+  if (envp != nullptr) *envp = va_arg(ap, char* const*)
+
 int execl(const char* path, const char* arg, ...) {
   va_list ap;
   va_start(ap, arg);
-  const size_t n = CountArgs(arg, ap);
-  char* argv[n + 1];
-  argv[0] = const_cast<char*>(arg);
-  for (size_t i = 1; i < n; ++i) argv[i] = va_arg(ap, char*);
-  argv[n] = nullptr;
+  char* const** no_env = nullptr;
+  FATHOM_EXECL_ARGV(arg, ap, argv, no_env);
   va_end(ap);
   return execv(path, argv);
 }
 int execlp(const char* file, const char* arg, ...) {
   va_list ap;
   va_start(ap, arg);
-  const size_t n = CountArgs(arg, ap);
-  char* argv[n + 1];
-  argv[0] = const_cast<char*>(arg);
-  for (size_t i = 1; i < n; ++i) argv[i] = va_arg(ap, char*);
-  argv[n] = nullptr;
+  char* const** no_env = nullptr;
+  FATHOM_EXECL_ARGV(arg, ap, argv, no_env);
   va_end(ap);
   return execvp(file, argv);
 }
 int execle(const char* path, const char* arg, ...) {
   va_list ap;
   va_start(ap, arg);
-  const size_t n = CountArgs(arg, ap);
-  char* argv[n + 1];
-  argv[0] = const_cast<char*>(arg);
-  for (size_t i = 1; i < n; ++i) argv[i] = va_arg(ap, char*);
-  argv[n] = nullptr;
-  if (n > 0) va_arg(ap, char*);  // the terminating null pointer
-  char* const* envp = va_arg(ap, char* const*);
+  char* const* env = nullptr;
+  char* const** envp = &env;
+  FATHOM_EXECL_ARGV(arg, ap, argv, envp);
   va_end(ap);
-  return execve(path, argv, envp);
+  return execve(path, argv, env);
 }
+#undef FATHOM_EXECL_ARGV
 
 void _exit(int status) {
   BeforeExit();

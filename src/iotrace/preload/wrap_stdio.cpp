@@ -32,24 +32,14 @@ int FlagsOfMode(const char* mode) {
 FILE* Opened(uint8_t op, const char* path, const char* mode, FILE* stream, uint64_t t0, uint64_t t1) {
   KeepErrno e;
   Busy busy;
-  Operation o;
-  o.op = op;
-  o.size = static_cast<uint64_t>(FlagsOfMode(mode));
-  o.start = t0;
-  o.end = t1;
-  if (stream != nullptr) {
-    const int fd = fileno_unlocked(stream);
-    o.target = path != nullptr ? OpenedFd(fd, AT_FDCWD, path, static_cast<int>(o.size))
-                               : LookFd(fd).object;
-    if (path == nullptr) SetStdioOffset(fd, LookFd(fd).offset);
-    if (o.target == kNoObject) return stream;
-  } else {
-    if (path == nullptr) return stream;
-    o.target = NameObject(AT_FDCWD, path);
-    o.result = -1;
-    o.err = e.value();
+  const int flags = FlagsOfMode(mode);
+  if (stream == nullptr) {
+    if (path != nullptr) RecordOn(op, NameObject(AT_FDCWD, path), flags, -1, e.value(), t0, t1);
+    return stream;
   }
-  Record(o);
+  const int fd = fileno_unlocked(stream);
+  if (path == nullptr) SetStdioOffset(fd, LookFd(fd).offset);  // fdopen: where the descriptor is
+  RecordOn(op, path != nullptr ? OpenedFd(fd, AT_FDCWD, path, flags) : LookFd(fd).object, flags, 0, 0, t0, t1);
   return stream;
 }
 
@@ -59,35 +49,11 @@ void StreamData(uint8_t op, FILE* stream, uint64_t size, int64_t moved, bool fai
   KeepErrno e;
   Busy busy;
   const int fd = fileno_unlocked(stream);
-  const FdView view = LookFd(fd);
-  if (view.object == kNoObject) return;
-  Operation o;
-  o.op = op;
-  o.target = view.object;
-  o.has_offset = true;
-  o.offset = StdioOffset(fd);
-  o.size = size;
-  o.result = failed ? -1 : moved;
-  o.err = failed ? err : 0;
-  o.start = t0;
-  o.end = t1;
+  const uint32_t object = LookFd(fd).object;
+  if (object == kNoObject) return;
+  const int64_t offset = StdioOffset(fd);
   AdvanceStdio(fd, moved);
-  Record(o);
-}
-
-void StreamOp(uint8_t op, FILE* stream, int64_t result, int err, uint64_t t0, uint64_t t1) {
-  KeepErrno e;
-  Busy busy;
-  const FdView view = LookFd(fileno_unlocked(stream));
-  if (view.object == kNoObject) return;
-  Operation o;
-  o.op = op;
-  o.target = view.object;
-  o.result = result;
-  o.err = err;
-  o.start = t0;
-  o.end = t1;
-  Record(o);
+  RecordOn(op, object, size, failed ? -1 : moved, failed ? err : 0, t0, t1, offset);
 }
 
 template <typename Fn>
@@ -103,16 +69,7 @@ int Seek(FILE* stream, Fn call) {
   if (view.object == kNoObject) return r;
   const off_t position = r == 0 ? real::ftello()(stream) : StdioOffset(fd);
   if (r == 0) SetStdioOffset(fd, position);
-  Operation o;
-  o.op = f::kFseek;
-  o.target = view.object;
-  o.has_offset = true;
-  o.offset = position;
-  o.result = r == 0 ? 0 : -1;
-  o.err = r == 0 ? 0 : e.value();
-  o.start = t0;
-  o.end = t1;
-  Record(o);
+  RecordOn(f::kFseek, view.object, 0, r == 0 ? 0 : -1, r == 0 ? 0 : e.value(), t0, t1, position);
   return r;
 }
 
@@ -166,34 +123,7 @@ FILE* fdopen(int fd, const char* mode) {
 int fclose(FILE* stream) {
   const auto fn = real::fclose();
   if (stream == nullptr) return fn(stream);
-  const int fd = fileno_unlocked(stream);
-  if (!Active()) {
-    const int r = fn(stream);
-    ClosedFd(fd);
-    return r;
-  }
-  uint32_t object;
-  {
-    Busy busy;
-    object = LookFd(fd).object;
-  }
-  const uint64_t t0 = Now();
-  const int r = fn(stream);
-  const uint64_t t1 = Now();
-  KeepErrno e;
-  Busy busy;
-  ClosedFd(fd);
-  if (object != kNoObject) {
-    Operation o;
-    o.op = f::kFclose;
-    o.target = object;
-    o.result = r == 0 ? 0 : -1;
-    o.err = r == 0 ? 0 : e.value();
-    o.start = t0;
-    o.end = t1;
-    Record(o);
-  }
-  return r;
+  return CloseThrough(f::kFclose, fileno_unlocked(stream), [&] { return fn(stream); });
 }
 
 size_t fread(void* buffer, size_t size, size_t n, FILE* stream) {
@@ -308,8 +238,9 @@ int fflush(FILE* stream) {
   const uint64_t t0 = Now();
   const int r = fn(stream);
   const uint64_t t1 = Now();
-  const int err = errno;
-  StreamOp(f::kFflush, stream, r == 0 ? 0 : -1, r == 0 ? 0 : err, t0, t1);
+  KeepErrno e;
+  Busy busy;
+  RecordOn(f::kFflush, LookFd(fileno_unlocked(stream)).object, 0, r == 0 ? 0 : -1, r == 0 ? 0 : e.value(), t0, t1);
   return r;
 }
 
