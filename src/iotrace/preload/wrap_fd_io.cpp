@@ -14,7 +14,11 @@ namespace f = fathom::iotrace::format;
 
 namespace {
 
-bool TakesMode(int flags) { return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE; }
+// The mode argument of an open that creates, from its variable arguments.
+mode_t ModeOf(int flags, va_list ap) {
+  const bool creates = (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE;
+  return creates ? static_cast<mode_t>(va_arg(ap, int)) : 0;
+}
 
 uint64_t Total(const struct iovec* iov, int count) {
   uint64_t total = 0;
@@ -113,24 +117,18 @@ int Dup(int from, int to, uint64_t t0, uint64_t t1) {
 extern "C" {
 
 int open(const char* path, int flags, ...) {
-  mode_t mode = 0;
-  if (TakesMode(flags)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = static_cast<mode_t>(va_arg(ap, int));
-    va_end(ap);
-  }
+  va_list ap;
+  va_start(ap, flags);
+  const mode_t mode = ModeOf(flags, ap);
+  va_end(ap);
   return OpenPath(f::kOpen, real::open(), path, flags, mode);
 }
 
 int open64(const char* path, int flags, ...) {
-  mode_t mode = 0;
-  if (TakesMode(flags)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = static_cast<mode_t>(va_arg(ap, int));
-    va_end(ap);
-  }
+  va_list ap;
+  va_start(ap, flags);
+  const mode_t mode = ModeOf(flags, ap);
+  va_end(ap);
   return OpenPath(f::kOpen, real::open64(), path, flags, mode);
 }
 
@@ -138,24 +136,18 @@ int __open_2(const char* path, int flags) { return OpenPath(f::kOpen, real::open
 int __open64_2(const char* path, int flags) { return OpenPath(f::kOpen, real::open64(), path, flags, 0); }
 
 int openat(int dirfd, const char* path, int flags, ...) {
-  mode_t mode = 0;
-  if (TakesMode(flags)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = static_cast<mode_t>(va_arg(ap, int));
-    va_end(ap);
-  }
+  va_list ap;
+  va_start(ap, flags);
+  const mode_t mode = ModeOf(flags, ap);
+  va_end(ap);
   return OpenAt(f::kOpen, real::openat(), dirfd, path, flags, mode);
 }
 
 int openat64(int dirfd, const char* path, int flags, ...) {
-  mode_t mode = 0;
-  if (TakesMode(flags)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = static_cast<mode_t>(va_arg(ap, int));
-    va_end(ap);
-  }
+  va_list ap;
+  va_start(ap, flags);
+  const mode_t mode = ModeOf(flags, ap);
+  va_end(ap);
   return OpenAt(f::kOpen, real::openat64(), dirfd, path, flags, mode);
 }
 

@@ -76,6 +76,18 @@ auto ReadDirectory(Fn fn, DIR* dir) {
   return entry;
 }
 
+// After chdir or fchdir returned `r`. The working directory is kept under the objects' lock:
+// a signal handler's I/O while it is taken is not recorded (Busy), so that it never waits for
+// a lock its own thread holds.
+int Changed(int r) {
+  if (r == 0) {
+    KeepErrno e;
+    Busy busy;
+    RefreshWorkingDirectory();
+  }
+  return r;
+}
+
 using XstatFn = int (*)(int, const char*, struct stat*);
 using FxstatFn = int (*)(int, int, struct stat*);
 using FxstatatFn = int (*)(int, int, const char*, struct stat*, int);
@@ -245,25 +257,7 @@ int closedir(DIR* dir) {
   return real::closedir()(dir);
 }
 
-// The working directory is kept under the objects' lock: a signal handler's I/O while it is
-// taken is not recorded (Busy), so that it never waits for a lock its own thread holds.
-int chdir(const char* path) {
-  const int r = real::chdir()(path);
-  if (r == 0) {
-    KeepErrno e;
-    Busy busy;
-    RefreshWorkingDirectory();
-  }
-  return r;
-}
-int fchdir(int fd) {
-  const int r = real::fchdir()(fd);
-  if (r == 0) {
-    KeepErrno e;
-    Busy busy;
-    RefreshWorkingDirectory();
-  }
-  return r;
-}
+int chdir(const char* path) { return Changed(real::chdir()(path)); }
+int fchdir(int fd) { return Changed(real::fchdir()(fd)); }
 
 }  // extern "C"
