@@ -16,7 +16,7 @@ packages=(
   libzmq3-dev cppzmq-dev libnats-dev nats-server python3-zmq libyaml-cpp-dev libmimalloc-dev
   libpq-dev postgresql-15 libssl-dev openssl libcurl4-openssl-dev libcpp-httplib-dev
   procps time util-linux e2fsprogs help2man
-  openmpi-bin libopenmpi-dev python3-numpy
+  openmpi-bin libopenmpi-dev python3-numpy strace
 )
 
 missing=()
