@@ -2,7 +2,7 @@
 //
 // The library is preloaded into programs it knows nothing of, so it links nothing but libc
 // (and libdl/libpthread, which are libc on Debian 12), allocates nothing with malloc (its
-// memory is a few fixed mmap'ed tables: under 10 MB), and never blocks the program: when its
+// memory is a few fixed tables: under 10 MB), and never blocks the program: when its
 // buffers are full, operations are counted as dropped and the count is written.
 //
 // Threading: each thread records into its own ThreadState (runs being built, one buffer);
