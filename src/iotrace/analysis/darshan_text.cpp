@@ -183,7 +183,8 @@ std::string DarshanText(const std::vector<Trace>& traces, const AnalysisOptions&
   out << "# nprocs: " << processes.size() << "\n" << header.str();
   out << "#<module>\t<rank>\t<record id>\t<counter>\t<value>\t<file name>\t<mount pt>\t<fs type>\n";
   char value[64];
-  for (auto& [key, r] : records) {
+  for (auto& entry : records) {
+    Record& r = entry.second;
     const Mount& mount = MountOf(mounts, r.path);
     const uint64_t id = RecordId(r.path);
     auto line = [&](const char* module, const std::string& counter, const char* text) {
