@@ -261,7 +261,7 @@ LprocfsStats ParseLprocfsStats(std::string_view text) {
     }
     // name N samples [unit] [min max sum [sumsq]]
     StatsCounter c;
-    if (words.size() < 4 || words[2] != "samples" || !ReadUnsigned(words[1], &c.samples) ||
+    if (name.empty() || words.size() < 4 || words[2] != "samples" || !ReadUnsigned(words[1], &c.samples) ||
         words[3].size() < 2 || words[3].front() != '[' || words[3].back() != ']') {
       out.problems.push_back({i + 1, "'" + std::string(line) + "' is not NAME COUNT samples [UNIT] ..."});
       continue;
