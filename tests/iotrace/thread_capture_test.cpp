@@ -76,7 +76,7 @@ TEST(ThreadCapture, WritesOfASignalHandlerAreEachRecordedOrCountedAsDroppedAndNe
 TEST(ThreadCapture, ASignalHandlerOpeningAndClosingFilesWhileItsThreadClosesDescriptorsNeverDeadlocks) {
   fathom::testing::TempDir dir;
   const std::string file = dir / "handler";
-  auto run = RunTraced(dir / "traces", {Workload("signal_closer"), file, "20000"});
+  auto run = RunTraced(dir / "traces", {Workload("signal_closer"), file, "5000"});
   ASSERT_EQ(run.result.exit_code, 0) << "the workload did not finish (alarm after 20 s): " << run.result.err;
   const size_t at = run.result.out.find("handled ");
   ASSERT_NE(at, std::string::npos) << run.result.out;

@@ -3,6 +3,7 @@
 // makes one pwrite of 1 byte to HANDLER_FILE. Prints "handled H": the handler's runs.
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -21,9 +22,15 @@ static void Handler(int signal) {
   errno = saved;
 }
 
+// One signal at a time: the next is sent once the handler has run, so that the program's own
+// calls keep going between them however fast this thread runs.
 static void* Sender(void* arg) {
   (void)arg;
-  while (!atomic_load(&g_done)) kill(getpid(), SIGUSR1);
+  while (!atomic_load(&g_done)) {
+    const long seen = atomic_load(&g_handled);
+    kill(getpid(), SIGUSR1);
+    while (atomic_load(&g_handled) == seen && !atomic_load(&g_done)) sched_yield();
+  }
   return NULL;
 }
 
