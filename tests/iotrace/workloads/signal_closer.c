@@ -5,19 +5,13 @@
 // those calls without marking the thread would wait forever in the handler for the lock its
 // own thread holds: alarm(20) ends such a run with SIGALRM. Prints "handled H".
 #include <fcntl.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <unistd.h>
 
-#include "workload.h"
+#include "signal_sender.h"
 
 #define CLOSE_ALL (~0U)
 
 static const char* g_path;
-static atomic_long g_handled;
-static atomic_int g_done;
 
 static void Handler(int signal) {
   (void)signal;
@@ -28,35 +22,12 @@ static void Handler(int signal) {
   errno = saved;
 }
 
-// One signal at a time: the next is sent once the handler has run, so that the program's own
-// calls keep going between them however fast this thread runs.
-static void* Sender(void* arg) {
-  (void)arg;
-  while (!atomic_load(&g_done)) {
-    const long seen = atomic_load(&g_handled);
-    kill(getpid(), SIGUSR1);
-    while (atomic_load(&g_handled) == seen && !atomic_load(&g_done)) sched_yield();
-  }
-  return NULL;
-}
-
 int main(int argc, char** argv) {
   CHECK(argc == 3);
   g_path = argv[1];
   const long n = atol(argv[2]);
   alarm(20);
-  struct sigaction action;
-  memset(&action, 0, sizeof(action));
-  action.sa_handler = Handler;
-  action.sa_flags = SA_RESTART;
-  CHECK(sigaction(SIGUSR1, &action, NULL) == 0);
-  sigset_t usr1, old;
-  sigemptyset(&usr1);
-  sigaddset(&usr1, SIGUSR1);
-  CHECK(pthread_sigmask(SIG_BLOCK, &usr1, &old) == 0);
-  pthread_t sender;
-  CHECK(pthread_create(&sender, NULL, Sender, NULL) == 0);
-  CHECK(pthread_sigmask(SIG_SETMASK, &old, NULL) == 0);
+  const pthread_t sender = StartSignalSender(Handler);
 
   const int fd = open(argv[1], O_WRONLY | O_CREAT | O_APPEND, 0644);
   CHECK(fd >= 0);
@@ -65,9 +36,7 @@ int main(int argc, char** argv) {
     CHECK(dup2(fd, 1001) == 1001);
     CHECK(close(1001) == 0);
   }
-  atomic_store(&g_done, 1);
-  CHECK(pthread_join(sender, NULL) == 0);
-  CHECK(pthread_sigmask(SIG_BLOCK, &usr1, NULL) == 0);
-  printf("handled %ld\n", atomic_load(&g_handled));
+  const long handled = StopSignalSender(sender);
+  printf("handled %ld\n", handled);
   return 0;
 }
