@@ -294,3 +294,54 @@ std::string ReportText(const JobReport& report);
 std::string DarshanText(const std::vector<Trace>& traces, const AnalysisOptions& options);
 
 }  // namespace fathom::iotrace
+
+// ---- a job's traces in one file, compressed across its processes (`fathom io compress`) ----
+
+namespace fathom::iotrace {
+
+// The second pass (docs/io.md, "Compression across processes"). The runs of a job's traces are
+// put in groups: a group is one run that several processes make alike (same thread of theirs,
+// operation, file, count, stride, size, result and errno) plus what each member has of its own
+// (start times, durations, and the first offset unless it is a·rank + b over the members, for
+// any number of them ≥ 2). Files seen by several processes are one object; process records
+// that are alike are stored once. Nothing is lost: ExpandJob(CompressJob(t).bytes) == t, field
+// by field, for traces as ReadTrace gives them.
+//
+// Threading: the functions are pure; the results are values.
+
+struct CompressionFigures {
+  uint64_t processes = 0;          // traces (process images)
+  uint64_t operations = 0;         // raw: one record per operation
+  uint64_t raw_bytes = 0;          // operations × kRawRecordBytes
+  uint64_t runs = 0;               // first pass: the traces' runs
+  uint64_t first_pass_bytes = 0;   // the traces' sizes (Trace::bytes)
+  uint64_t groups = 0;             // second pass: the job file's groups
+  uint64_t linear_groups = 0;      // of them, those of ≥ 2 members with offsets a·rank + b
+  uint64_t second_pass_bytes = 0;  // the job file's size
+
+  double FirstPassRatio() const;   // raw_bytes / first_pass_bytes (0 when undefined)
+  double SecondPassRatio() const;  // first_pass_bytes / second_pass_bytes
+};
+
+// A raw operation record's size: Darshan's DXT record (offset, length, start, end, 40 bytes).
+inline constexpr uint64_t kRawRecordBytes = 40;
+
+struct CompressedJob {
+  std::string bytes;  // the job file (a .fiojob)
+  CompressionFigures figures;
+};
+
+// The job file of `traces` (any processes, in the order given; a Trace's rank is its
+// ProcessInfo::rank, or its index in `traces` when it has none).
+CompressedJob CompressJob(const std::vector<Trace>& traces);
+// The traces of a job file held in memory, in the order they were compressed; `name` names it
+// in messages. A file that is not a job file, of a newer version, cut short or damaged anywhere
+// is an error naming the file and the offset of the damage (a job file is written whole, so
+// nothing of a damaged one is trusted).
+Result<std::vector<Trace>> ExpandJob(std::string_view bytes, const std::string& name);
+// Reads and expands the job file at `path`.
+Result<std::vector<Trace>> ReadJob(const std::string& path);
+// True when `path` names a job file (ends in .fiojob).
+bool IsJobFile(const std::string& path);
+
+}  // namespace fathom::iotrace
