@@ -10,7 +10,7 @@ packages=(
   build-essential cmake pkg-config ninja-build
   libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang-14 libclang-rt-14-dev
+  clang-14 libclang-rt-14-dev lld
   inotify-tools fswatch watchman python3-watchdog
   libfuse3-dev fuse3 attr
   libzmq3-dev cppzmq-dev libnats-dev nats-server python3-zmq libyaml-cpp-dev libmimalloc-dev

@@ -17,7 +17,8 @@ std::vector<std::string> SourceRegistry::Names() const {
 }
 
 Status SourceRegistry::CheckSettings(const SourceOptions& opts) const {
-  for (const auto& [key, value] : opts.settings) {
+  for (const auto& setting : opts.settings) {
+    const std::string& key = setting.first;
     const bool known = std::any_of(infos_.begin(), infos_.end(), [&](const SourceInfo& info) {
       return std::find(info.settings.begin(), info.settings.end(), key) != info.settings.end();
     });

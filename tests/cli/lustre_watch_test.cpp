@@ -253,7 +253,7 @@ TEST(LustreWatchCommand, FourMdtStreamsReportEveryOperationOnceAtItsPath) {
     EXPECT_GT(*last, 0u) << "MDT" << mdt << " logged nothing: directories were not spread";
     const auto deadline = std::chrono::steady_clock::now() + 30s;
     while (std::chrono::steady_clock::now() < deadline &&
-           (access(db.c_str(), F_OK) != 0 || ReadStore(db, nullptr, device).position < *last)) {
+           (!StoreStarted(db) || ReadStore(db, nullptr, device).position < *last)) {
       std::this_thread::sleep_for(100ms);
     }
     watchers[mdt]->Signal(SIGTERM);
@@ -467,7 +467,7 @@ TEST(LustreWatchCommand, MalformedRecordIsNeverClearedEvenAfterARestart) {
     Subprocess watch(WatchArgs(fs, user, db, "inotify"));
     const auto deadline = std::chrono::steady_clock::now() + 30s;
     while (std::chrono::steady_clock::now() < deadline &&
-           (access(db.c_str(), F_OK) != 0 || ReadStore(db).position < index)) {
+           (!StoreStarted(db) || ReadStore(db).position < index)) {
       std::this_thread::sleep_for(100ms);
     }
     std::this_thread::sleep_for(1500ms);  // past the source's clear interval

@@ -74,9 +74,10 @@ TEST(PollSourceTest, ReplayedEventsRebuildTheTreeAfterAWorkloadOverSeveralPasses
       WriteFile(root + "/d" + std::to_string(d) + "/f" + std::to_string(f), "x");
   }
   const std::set<std::string> initial = RealTree(root);
-  // An interval no pass of this small tree outlasts even on a loaded machine: a pass longer
-  // than the interval is an OVERFLOW (rescan), which a replay cannot rebuild from.
-  SourceWatcher w = PollWatcher(root, "200ms");
+  // An interval no pass of this small tree outlasts even under the sanitizers on a loaded
+  // machine: a pass longer than the interval is an OVERFLOW (rescan), which a replay cannot
+  // rebuild from. The workload lasts about three intervals.
+  SourceWatcher w = PollWatcher(root, "500ms");
   ASSERT_TRUE(w.Start().ok());
   w.StartBackground();
 
@@ -129,7 +130,7 @@ TEST(PollSourceTest, ReplayedEventsRebuildTheTreeAfterAWorkloadOverSeveralPasses
         break;
       }
     }
-    if (step % 20 == 0) std::this_thread::sleep_for(15ms);
+    if (step % 4 == 0) std::this_thread::sleep_for(30ms);
   }
   const std::set<std::string> final_tree = RealTree(root);
   // Two more passes than now: the first of them began after the workload ended, and its events
