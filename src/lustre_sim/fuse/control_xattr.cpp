@@ -73,4 +73,60 @@ Result<SetstripeRequest> DecodeSetstripeRequest(std::string_view value) {
   return request;
 }
 
+std::string EncodeStatsRequest(const StatsRequest& request) {
+  switch (request.kind) {
+    case StatsRequest::Kind::kDump:
+      return "dump";
+    case StatsRequest::Kind::kClear:
+      return std::string("clear ") + (request.ost ? "ost " : "mdt ") + std::to_string(request.index) + " " + request.job;
+    case StatsRequest::Kind::kDelay:
+      return "delay " + std::to_string(request.index) + " " + std::to_string(request.value);
+    case StatsRequest::Kind::kCleanup:
+      return "cleanup " + std::to_string(request.value);
+  }
+  return "";
+}
+
+Result<StatsRequest> DecodeStatsRequest(std::string_view value) {
+  auto bad = [&](std::string_view why) {
+    return Status::Error("bad statistics request '" + std::string(value) + "': " + std::string(why));
+  };
+  auto word = [&](std::string_view& rest) {
+    const size_t sp = rest.find(' ');
+    std::string_view w = rest.substr(0, sp);
+    rest = sp == std::string_view::npos ? std::string_view() : rest.substr(sp + 1);
+    return w;
+  };
+  auto number = [](std::string_view text, auto& out) {
+    auto r = std::from_chars(text.data(), text.data() + text.size(), out, 10);
+    return !text.empty() && r.ec == std::errc() && r.ptr == text.data() + text.size();
+  };
+  std::string_view rest = value;
+  const std::string_view verb = word(rest);
+  StatsRequest request;
+  if (verb == "dump" && rest.empty()) return request;
+  if (verb == "clear") {
+    request.kind = StatsRequest::Kind::kClear;
+    const std::string_view target = word(rest);
+    if (target != "ost" && target != "mdt") return bad("expected 'clear ost|mdt INDEX JOB'");
+    request.ost = target == "ost";
+    if (!number(word(rest), request.index) || request.index < 0) return bad("the index is not a number");
+    if (rest.empty()) return bad("no job");
+    request.job = std::string(rest);
+    return request;
+  }
+  if (verb == "delay") {
+    request.kind = StatsRequest::Kind::kDelay;
+    if (!number(word(rest), request.index) || request.index < 0) return bad("the OST index is not a number");
+    if (!number(rest, request.value)) return bad("the delay is not a number of microseconds");
+    return request;
+  }
+  if (verb == "cleanup") {
+    request.kind = StatsRequest::Kind::kCleanup;
+    if (!number(rest, request.value)) return bad("the interval is not a number of seconds");
+    return request;
+  }
+  return bad("expected dump, clear, delay or cleanup");
+}
+
 }  // namespace fathom::lustre_sim

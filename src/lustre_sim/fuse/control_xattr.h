@@ -12,6 +12,12 @@
 //     a path that does not exist), logging CREAT then LYOUT.
 //   kReloadXattr on the mount root, any value: re-reads settings that lctl changed in the
 //     state (jobid_var), so they apply from the next operation on.
+//   kStatsXattr on the mount root, the servers' statistics (target_stats.h):
+//     "dump": writes every target's texts into STATE/stats/ (one file per parameter, named
+//       as lctl names it: obdfilter.FS-OST0001.job_stats) before answering;
+//     "clear ost|mdt INDEX JOB": clears that job's job_stats ("clear" for every job);
+//     "delay INDEX USECS": the delay of OST INDEX;
+//     "cleanup SECONDS": job_cleanup_interval of every target.
 // Value types and pure functions; any thread.
 #pragma once
 
@@ -26,6 +32,9 @@ namespace fathom::lustre_sim {
 inline constexpr const char* kMkdirXattr = "lustre.fathom.mkdir";
 inline constexpr const char* kReloadXattr = "lustre.fathom.reload";
 inline constexpr const char* kSetstripeXattr = "lustre.fathom.setstripe";
+inline constexpr const char* kStatsXattr = "lustre.fathom.stats";
+// Where "dump" writes the statistics, under the state directory.
+inline constexpr const char* kStatsDir = "stats";
 
 struct MkdirRequest {
   int mdt = 0;
@@ -44,5 +53,17 @@ struct SetstripeRequest {
 
 std::string EncodeSetstripeRequest(const SetstripeRequest& request);
 Result<SetstripeRequest> DecodeSetstripeRequest(std::string_view value);
+
+struct StatsRequest {
+  enum class Kind { kDump, kClear, kDelay, kCleanup };
+  Kind kind = Kind::kDump;
+  bool ost = true;     // kClear: an OST, else an MDT
+  int index = 0;       // kClear, kDelay: the target
+  std::string job;     // kClear: the job, or "clear" for all
+  uint64_t value = 0;  // kDelay: usecs; kCleanup: seconds
+};
+
+std::string EncodeStatsRequest(const StatsRequest& request);
+Result<StatsRequest> DecodeStatsRequest(std::string_view value);
 
 }  // namespace fathom::lustre_sim

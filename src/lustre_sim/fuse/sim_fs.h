@@ -13,6 +13,8 @@
 //                     in the mask (as mdd_close); a flush after a write logs it already
 //                     (see LogClose)
 //   setxattr/remove   XATTR with the attribute name
+// Every request is also counted on the emulated servers (target_stats.h, sim_fs_stats.cpp):
+// data on the OSTs of the file's stripes, metadata on the MDT of the object or its parent.
 // Namespace mutations are serialized by one mutex so that the backing directory and
 // SimState change together. Request handlers run on libfuse's worker threads.
 #pragma once
@@ -21,15 +23,18 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "core/unique_fd.h"
 #include "lustre_sim/fuse/caller_identity.h"
 #include "lustre_sim/fuse/node_table.h"
+#include "lustre_sim/fuse/target_stats.h"
 #include "lustre_sim/state/sim_state.h"
 
 namespace fathom::lustre_sim {
@@ -99,7 +104,25 @@ class SimFs {
     bool writable = false;
     std::atomic<bool> written{false};
     std::atomic<bool> close_logged{false};
+    std::optional<Layout> layout;  // a regular file's stripes, read at open
+    int mdt = 0;
   };
+  using Clock = std::chrono::steady_clock;
+
+  // The servers' statistics (sim_fs_stats.cpp).
+  int MdtOfNode(const Node& node);
+  // Reads the open file's layout and MDT.
+  void PlaceOpenFile(OpenFile& file);
+  // Counts one metadata request on `mdt`, begun at `start`.
+  void CountMdt(const std::string& job, int mdt, MdtOp op, Clock::time_point start);
+  // Sleeps for the slowest delay injected on the OSTs that [off, off + size) touches.
+  void DelayIo(const OpenFile& file, off_t off, size_t size);
+  // Counts a read or write of [off, off + size), begun at `start`, on its stripes' OSTs.
+  void CountIo(const OpenFile& file, off_t off, size_t size, bool write, Clock::time_point start);
+  // One `op` on every OST of the file's stripes (setattr, punch, sync).
+  void CountOsts(const OpenFile& file, OstOp op, Clock::time_point start);
+  // The kStatsXattr request (control_xattr.h).
+  int StatsControl(std::string_view value);
   // Logs the file's close (MTIME when written, then CLOSE) once. Lustre sends the close at
   // the last release of the open file; FUSE sends RELEASE then too, but asynchronously
   // (close(2) does not wait for it), while every close(2) waits for its FLUSH. So the close
@@ -151,6 +174,7 @@ class SimFs {
                    std::string_view value);
 
   std::unique_ptr<SimState> state_;
+  TargetStats stats_;
   NodeTable nodes_;
   JobidCache jobids_;
   std::recursive_mutex ns_mu_;  // serializes namespace mutations (backing dir + state together)

@@ -37,7 +37,9 @@ struct DirHandle {
 
 }  // namespace
 
-SimFs::SimFs(std::unique_ptr<SimState> state, UniqueFd backing_root) : state_(std::move(state)) {
+SimFs::SimFs(std::unique_ptr<SimState> state, UniqueFd backing_root)
+    : state_(std::move(state)),
+      stats_(state_->config().fsname, state_->config().mdts, state_->config().osts) {
   auto root = std::make_unique<Node>();
   struct stat st {};
   fstatat(backing_root.get(), "", &st, AT_EMPTY_PATH);
@@ -172,8 +174,10 @@ void SimFs::Getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
     fuse_reply_err(req, ESTALE);
     return;
   }
+  const auto start = Clock::now();
   struct stat st {};
   int err = StatNode(*node, &st);
+  CountMdt(CallerOf(req).jobid, MdtOfNode(*node), MdtOp::kGetattr, start);
   if (err != 0) {
     fuse_reply_err(req, err);
     return;
@@ -203,8 +207,14 @@ void SimFs::Readlink(fuse_req_t req, fuse_ino_t ino) {
 
 void SimFs::Statfs(fuse_req_t req) {
   auto root = nodes_.Find(1);
+  const auto start = Clock::now();
   struct statvfs sv {};
-  if (fstatvfs(root->fd.get(), &sv) != 0) {
+  const int rc = fstatvfs(root->fd.get(), &sv);
+  // A client's statfs asks MDT0 and every OST.
+  const std::string job = CallerOf(req).jobid;
+  CountMdt(job, 0, MdtOp::kStatfs, start);
+  for (int ost = 0; ost < stats_.osts(); ++ost) stats_.AddOst(ost, job, OstOp::kStatfs, 0);
+  if (rc != 0) {
     fuse_reply_err(req, errno);
     return;
   }

@@ -4,6 +4,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <string>
 
@@ -58,6 +59,7 @@ void SimFs::Setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_se
   }
   const int fd = node->fd.get();
   const bool symlink = S_ISLNK(node->type);
+  const auto start = Clock::now();
   uint32_t la_valid = 0;
   if (to_set & FUSE_SET_ATTR_MODE) {
     int rc = fi != nullptr ? fchmod(static_cast<int>(reinterpret_cast<OpenFile*>(fi->fh)->fd.get()), attr->st_mode)
@@ -115,7 +117,19 @@ void SimFs::Setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_se
     if (to_set & FUSE_SET_ATTR_MTIME) la_valid |= kLaMtime;
     la_valid |= kLaCtime;
   }
-  if (la_valid != 0) LogSetattr(CallerOf(req), *node, la_valid);
+  if (la_valid != 0) {
+    const Caller caller = CallerOf(req);
+    LogSetattr(caller, *node, la_valid);
+    CountMdt(caller.jobid, MdtOfNode(*node), MdtOp::kSetattr, start);
+    // The OSTs of the file's stripes: a new size is a punch, other attributes a setattr.
+    if (S_ISREG(node->type)) {
+      OpenFile stripes;
+      stripes.node = node;
+      stripes.caller = caller;
+      PlaceOpenFile(stripes);
+      CountOsts(stripes, (la_valid & kLaSize) ? OstOp::kPunch : OstOp::kSetattr, start);
+    }
+  }
   Getattr(req, ino, fi);
 }
 
@@ -125,6 +139,7 @@ void SimFs::Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     fuse_reply_err(req, ESTALE);
     return;
   }
+  const auto start = Clock::now();
   int flags = (fi->flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL)) | O_CLOEXEC;
   int fd = open(ProcPath(node->fd.get()).c_str(), flags);
   if (fd < 0) {
@@ -135,6 +150,8 @@ void SimFs::Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   file->fd = UniqueFd(fd);
   file->node = node;
   file->caller = CallerOf(req);
+  PlaceOpenFile(*file);
+  CountMdt(file->caller.jobid, file->mdt, MdtOp::kOpen, start);
   file->open_flags = LustreOpenFlags(fi->flags);
   file->writable = (fi->flags & O_ACCMODE) != O_RDONLY;
   RecordDetails details;
@@ -146,15 +163,26 @@ void SimFs::Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
 
 void SimFs::Read(fuse_req_t req, size_t size, off_t off, fuse_file_info* fi) {
   auto* file = reinterpret_cast<OpenFile*>(fi->fh);
+  const auto start = Clock::now();
+  DelayIo(*file, off, size);
+  // What the read returns: the file's size bounds it.
+  struct stat st {};
+  size_t got = size;
+  if (fstat(file->fd.get(), &st) == 0) {
+    got = off >= st.st_size ? 0 : std::min<size_t>(size, static_cast<size_t>(st.st_size - off));
+  }
   fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
   buf.buf[0].flags = static_cast<fuse_buf_flags>(FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK);
   buf.buf[0].fd = file->fd.get();
   buf.buf[0].pos = off;
   fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+  if (got > 0) CountIo(*file, off, got, false, start);
 }
 
 void SimFs::WriteBuf(fuse_req_t req, fuse_bufvec* bufv, off_t off, fuse_file_info* fi) {
   auto* file = reinterpret_cast<OpenFile*>(fi->fh);
+  const auto start = Clock::now();
+  DelayIo(*file, off, fuse_buf_size(bufv));
   fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(bufv));
   out.buf[0].flags = static_cast<fuse_buf_flags>(FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK);
   out.buf[0].fd = file->fd.get();
@@ -165,11 +193,13 @@ void SimFs::WriteBuf(fuse_req_t req, fuse_bufvec* bufv, off_t off, fuse_file_inf
     return;
   }
   file->written.store(true, std::memory_order_relaxed);
+  CountIo(*file, off, static_cast<size_t>(n), true, start);
   fuse_reply_write(req, static_cast<size_t>(n));
 }
 
 void SimFs::LogClose(OpenFile& file) {
   if (file.close_logged.exchange(true)) return;
+  CountMdt(file.caller.jobid, file.mdt, MdtOp::kClose, Clock::now());
   if (file.written.load(std::memory_order_relaxed)) {
     // The client sends the new times with the close (la_valid ATIME|MTIME|CTIME).
     LogSetattr(file.caller, *file.node, kLaAtime | kLaMtime | kLaCtime);
@@ -207,7 +237,9 @@ void SimFs::Release(fuse_req_t req, fuse_file_info* fi) {
 
 void SimFs::Fsync(fuse_req_t req, int datasync, fuse_file_info* fi) {
   auto* file = reinterpret_cast<OpenFile*>(fi->fh);
+  const auto start = Clock::now();
   int rc = datasync ? fdatasync(file->fd.get()) : fsync(file->fd.get());
+  CountOsts(*file, OstOp::kSync, start);
   fuse_reply_err(req, rc == 0 ? 0 : errno);
 }
 

@@ -37,7 +37,11 @@ int SimFs::MakeObject(fuse_req_t req, fuse_ino_t parent, const char* name, mode_
   if (dir == nullptr) return ESTALE;
   if (std::strlen(name) > LUSTRE_NAME_MAX) return ENAMETOOLONG;
   Caller caller = CallerOf(req);
+  const auto start = Clock::now();
   std::lock_guard ns(ns_mu_);
+  // Lustre counts a directory as mkdir, anything else made without an open as mknod.
+  CountMdt(caller.jobid, mdt.value_or(MdtOfNode(*dir)), S_ISDIR(mode) && target == nullptr ? MdtOp::kMkdir : MdtOp::kMknod,
+           start);
   int rc;
   if (target != nullptr) {
     rc = symlinkat(target, dir->fd.get(), name);
@@ -95,6 +99,7 @@ void SimFs::Link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const cha
     return;
   }
   Caller caller = CallerOf(req);
+  CountMdt(caller.jobid, MdtOfNode(*dir), MdtOp::kLink, Clock::now());
   fuse_entry_param e{};
   {
     std::lock_guard ns(ns_mu_);
@@ -132,6 +137,7 @@ void SimFs::RemoveEntry(fuse_req_t req, fuse_ino_t parent, const char* name, int
     return;
   }
   Caller caller = CallerOf(req);
+  CountMdt(caller.jobid, MdtOfNode(*dir), (flags & AT_REMOVEDIR) ? MdtOp::kRmdir : MdtOp::kUnlink, Clock::now());
   std::lock_guard ns(ns_mu_);
   if (unlinkat(dir->fd.get(), name, flags) != 0) {
     fuse_reply_err(req, errno);
@@ -161,6 +167,12 @@ void SimFs::Rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino
     return;
   }
   Caller caller = CallerOf(req);
+  {
+    const auto start = Clock::now();
+    const int mdt = MdtOfNode(*to);
+    CountMdt(caller.jobid, mdt, MdtOp::kRename, start);
+    CountMdt(caller.jobid, mdt, parent == newparent ? MdtOp::kSamedirRename : MdtOp::kCrossdirRename, start);
+  }
   std::lock_guard ns(ns_mu_);
   // rename(2) of a name onto another link of the same object does nothing and logs nothing.
   struct stat a{}, b{};
@@ -188,6 +200,7 @@ void SimFs::Create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t m
     return;
   }
   Caller caller = CallerOf(req);
+  CountMdt(caller.jobid, MdtOfNode(*dir), MdtOp::kOpen, Clock::now());
   int flags = (fi->flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL)) | O_CLOEXEC;
   fuse_entry_param e{};
   auto file = std::make_unique<OpenFile>();
@@ -223,6 +236,7 @@ void SimFs::Create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t m
   }
   file->node = nodes_.Find(e.ino);
   file->caller = caller;
+  PlaceOpenFile(*file);
   file->open_flags = LustreOpenFlags(fi->flags);
   file->writable = (fi->flags & O_ACCMODE) != O_RDONLY;
   RecordDetails details;

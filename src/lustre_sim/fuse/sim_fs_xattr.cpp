@@ -29,6 +29,7 @@ int SimFs::ControlXattr(fuse_req_t req, const std::shared_ptr<Node>& node, const
     jobid_var_ = var;
     return 0;
   }
+  if (name == kStatsXattr) return StatsControl(value);
   if (name == kMkdirXattr) {
     if (!S_ISDIR(node->type)) return ENOTDIR;
     auto request = DecodeMkdirRequest(value);

@@ -172,4 +172,10 @@ std::string MdtName(std::string_view fsname, int mdt) {
   return std::string(fsname) + buf;
 }
 
+std::string OstName(std::string_view fsname, int ost) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "-OST%04x", ost);
+  return std::string(fsname) + buf;
+}
+
 }  // namespace fathom::lustre_sim

@@ -38,5 +38,6 @@ Result<RegistryEntry> FindRegistryEntry(std::string_view name_or_path, int* mdt 
 // "testfs-MDT0003" -> {"testfs", 3}; errors name the bad device.
 Result<std::pair<std::string, int>> ParseMdtName(std::string_view device);
 std::string MdtName(std::string_view fsname, int mdt);   // "testfs-MDT0003"
+std::string OstName(std::string_view fsname, int ost);   // "testfs-OST0001"
 
 }  // namespace fathom::lustre_sim

@@ -1,9 +1,11 @@
-// lctl get_param / set_param for mdd.*.changelog_users, mdd.*.changelog_mask, jobid_var.
+// lctl get_param / set_param for mdd.*.changelog_users, mdd.*.changelog_mask, jobid_var, and
+// the servers' statistics (lctl_server_params.h).
 #include <fnmatch.h>
 #include <getopt.h>
 #include <sys/xattr.h>
 
 #include <algorithm>
+#include <optional>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +15,7 @@
 #include "lustre/changelog_record.h"
 #include "lustre_sim/fuse/control_xattr.h"
 #include "lustre_sim/tools/lctl_commands.h"
+#include "lustre_sim/tools/lctl_server_params.h"
 #include "lustre_sim/tools/lfs_commands.h"
 #include "lustre_sim/tools/tool_target.h"
 
@@ -24,6 +27,7 @@ struct Param {
   std::string fsname;
   int mdt = -1;        // -1: a client parameter
   std::string leaf;    // "changelog_users", "changelog_mask", "jobid_var"
+  std::optional<ServerParam> server;  // a server's parameter (then the rest is unused)
 };
 
 std::vector<Param> AllParams() {
@@ -37,13 +41,18 @@ std::vector<Param> AllParams() {
     int mdts = (*state)->config().mdts;
     for (int i = 0; i < mdts; ++i) {
       for (const char* leaf : {"changelog_mask", "changelog_users"}) {
-        out.push_back({"mdd." + MdtName(e.fsname, i) + "." + leaf, e.fsname, i, leaf});
+        out.push_back({"mdd." + MdtName(e.fsname, i) + "." + leaf, e.fsname, i, leaf, std::nullopt});
       }
     }
     if (!have_client) {
-      out.push_back({"jobid_var", e.fsname, -1, "jobid_var"});
+      out.push_back({"jobid_var", e.fsname, -1, "jobid_var", std::nullopt});
       have_client = true;
     }
+  }
+  for (auto& server : ServerParams()) {
+    Param p{server.name, server.entry.fsname, -1, server.leaf, std::nullopt};
+    p.server = std::move(server);
+    out.push_back(std::move(p));
   }
   return out;
 }
@@ -68,6 +77,7 @@ std::string CleanPath(const std::string& pattern) {
 }
 
 Result<std::string> ReadValue(const Param& p) {
+  if (p.server) return ReadServerParam(*p.server);
   auto target = OpenTarget(p.fsname);
   if (!target.ok()) return target.status();
   SimState& state = *target->state;
@@ -109,6 +119,7 @@ void NotifyMounts(const std::string& fsname) {
 }
 
 Status WriteValue(const Param& p, const std::string& value) {
+  if (p.server) return WriteServerParam(*p.server, value);
   auto target = OpenTarget(p.fsname);
   if (!target.ok()) return target.status();
   SimState& state = *target->state;
@@ -205,7 +216,9 @@ int LctlSetParam(int argc, char** argv) {
       Status st = WriteValue(p, value);
       if (!st.ok()) {
         err = ErrnoOr(st, EIO);
-        std::string path = p.mdt >= 0 ? "/sys/kernel/debug/lustre/" + CleanPath(p.name) : "/sys/fs/lustre/" + p.name;
+        std::string path = p.server     ? "/proc/fs/lustre/" + CleanPath(p.name)
+                           : p.mdt >= 0 ? "/sys/kernel/debug/lustre/" + CleanPath(p.name)
+                                        : "/sys/fs/lustre/" + p.name;
         fprintf(stderr, "error: set_param: setting %s=%s: %s\n", path.c_str(), value.c_str(), strerror(err));
         continue;
       }

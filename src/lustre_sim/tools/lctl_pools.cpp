@@ -19,9 +19,7 @@ namespace fathom::lustre_sim::tools {
 namespace {
 
 std::string OstUuid(const std::string& fsname, uint32_t ost) {
-  char name[64];
-  snprintf(name, sizeof(name), "%s-OST%04x_UUID", fsname.c_str(), ost);
-  return name;
+  return OstName(fsname, static_cast<int>(ost)) + "_UUID";
 }
 
 bool ParseHex(std::string_view text, uint32_t& out) {
