@@ -1,8 +1,11 @@
 // `fathom io`: I/O tracing of programs (docs/io.md).
 //   fathom io run [--job ID] [--out DIR] -- COMMAND...   run COMMAND under libfathom-io.so
-//   fathom io dump TRACE|DIR... [--expand]               the traces as JSON lines
-//   fathom io report JOB-DIR|TRACE... [--json|--darshan-text]  a job's I/O: volumes, rates, modes, phases,
-//                                                        findings; or Darshan's counters
+//   fathom io dump TRACE|DIR|JOB.fiojob... [--expand]    the traces as JSON lines
+//   fathom io report JOB-DIR|TRACE|JOB.fiojob... [--json|--darshan-text]  a job's I/O: volumes,
+//                                                        rates, modes, phases, findings; or
+//                                                        Darshan's counters
+//   fathom io compress JOB-DIR|TRACE... --out JOB.fiojob a job's traces in one file, compressed
+//                                                        across its processes
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -10,6 +13,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -32,7 +36,8 @@ int RunTraced(const iotrace::RunOptions& options) {
     const std::string entry = *e;
     const std::string name = entry.substr(0, entry.find('='));
     bool replaced = false;
-    for (const std::string& mine : plan->env) replaced |= mine.compare(0, name.size() + 1, name + "=") == 0;
+    for (const std::string& mine : plan->env)
+      replaced |= mine.compare(0, name.size() + 1, name + "=") == 0;
     if (!replaced) env.push_back(entry);
   }
   env.insert(env.end(), plan->env.begin(), plan->env.end());
@@ -44,7 +49,8 @@ int RunTraced(const iotrace::RunOptions& options) {
   argv.push_back(nullptr);
 
   // The terminal's ^C and ^\ go to the program; fathom waits for it to end.
-  struct sigaction ignore {}, old_int {}, old_quit {};
+  struct sigaction ignore {
+  }, old_int{}, old_quit{};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGINT, &ignore, &old_int);
   sigaction(SIGQUIT, &ignore, &old_quit);
@@ -86,16 +92,34 @@ int RunTraced(const iotrace::RunOptions& options) {
                "fathom io: job %s: %llu process image(s), %llu operations traced, %llu dropped%s; "
                "traces in %s\n",
                plan->job.c_str(), static_cast<unsigned long long>(processes),
-               static_cast<unsigned long long>(operations), static_cast<unsigned long long>(dropped),
+               static_cast<unsigned long long>(operations),
+               static_cast<unsigned long long>(dropped),
                damaged > 0 ? (", " + std::to_string(damaged) + " cut short (killed)").c_str() : "",
                plan->dir.c_str());
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+void PrintTrace(const iotrace::Trace& trace, bool expand) {
+  for (const std::string& problem : trace.problems) {
+    std::fprintf(stderr, "fathom io dump: warning: %s\n", problem.c_str());
+  }
+  std::cout << iotrace::TraceJson(trace, expand) << '\n';
+}
+
 int Dump(const std::vector<std::string>& paths, bool expand) {
   int rc = 0;
   for (const std::string& path : paths) {
+    if (iotrace::IsJobFile(path)) {
+      auto traces = iotrace::ReadJob(path);
+      if (!traces.ok()) {
+        std::fprintf(stderr, "fathom io dump: %s\n", traces.status().message().c_str());
+        rc = 1;
+        continue;
+      }
+      for (const iotrace::Trace& trace : *traces) PrintTrace(trace, expand);
+      continue;
+    }
     auto files = iotrace::FindTraceFiles(path);
     if (!files.ok()) {
       std::fprintf(stderr, "fathom io dump: %s\n", files.status().message().c_str());
@@ -109,10 +133,7 @@ int Dump(const std::vector<std::string>& paths, bool expand) {
         rc = 1;
         continue;
       }
-      for (const std::string& problem : trace->problems) {
-        std::fprintf(stderr, "fathom io dump: warning: %s\n", problem.c_str());
-      }
-      std::cout << iotrace::TraceJson(*trace, expand) << '\n';
+      PrintTrace(*trace, expand);
     }
   }
   std::cout.flush();
@@ -126,25 +147,44 @@ struct ReportArgs {
   iotrace::AnalysisOptions options;
 };
 
-int Report(const ReportArgs& args) {
-  std::vector<iotrace::Trace> traces;
+// The traces of `paths` (job files, trace files, directories of them) into `traces`; 0, or 1
+// when some were left out; -1 when a path cannot be read at all.
+int ReadTraces(const char* command, const std::vector<std::string>& paths,
+               std::vector<iotrace::Trace>& traces) {
   int rc = 0;
-  for (const std::string& path : args.paths) {
+  for (const std::string& path : paths) {
+    if (iotrace::IsJobFile(path)) {
+      auto job = iotrace::ReadJob(path);
+      if (!job.ok()) {
+        std::fprintf(stderr, "fathom io %s: %s\n", command, job.status().message().c_str());
+        return -1;
+      }
+      for (iotrace::Trace& trace : *job) traces.push_back(std::move(trace));
+      continue;
+    }
     auto files = iotrace::FindTraceFiles(path);
     if (!files.ok()) {
-      std::fprintf(stderr, "fathom io report: %s\n", files.status().message().c_str());
-      return 1;
+      std::fprintf(stderr, "fathom io %s: %s\n", command, files.status().message().c_str());
+      return -1;
     }
     for (const std::string& file : *files) {
       auto trace = iotrace::ReadTrace(file);
       if (!trace.ok()) {
-        std::fprintf(stderr, "fathom io report: %s (left out)\n", trace.status().message().c_str());
+        std::fprintf(stderr, "fathom io %s: %s (left out)\n", command,
+                     trace.status().message().c_str());
         rc = 1;
         continue;
       }
       traces.push_back(std::move(*trace));
     }
   }
+  return rc;
+}
+
+int Report(const ReportArgs& args) {
+  std::vector<iotrace::Trace> traces;
+  const int rc = ReadTraces("report", args.paths, traces);
+  if (rc < 0) return 1;
   if (args.darshan_text) {
     std::cout << iotrace::DarshanText(traces, args.options);
     std::cout.flush();
@@ -160,6 +200,40 @@ int Report(const ReportArgs& args) {
   return rc;
 }
 
+struct CompressArgs {
+  std::vector<std::string> paths;
+  std::string out;
+};
+
+// Writes the job file and prints its figures beside the traces' and the raw operations'.
+int Compress(const CompressArgs& args) {
+  std::vector<iotrace::Trace> traces;
+  int rc = ReadTraces("compress", args.paths, traces);
+  if (rc < 0) return 1;
+  const iotrace::CompressedJob job = iotrace::CompressJob(traces);
+  std::ofstream out(args.out, std::ios::binary | std::ios::trunc);
+  out.write(job.bytes.data(), static_cast<std::streamsize>(job.bytes.size()));
+  out.close();
+  if (!out) {
+    std::fprintf(stderr, "fathom io compress: cannot write %s: %s\n", args.out.c_str(),
+                 std::strerror(errno));
+    return 1;
+  }
+  const iotrace::CompressionFigures& f = job.figures;
+  const auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf("%llu process image(s), %llu operations\n", u(f.processes), u(f.operations));
+  std::printf("raw (%llu B per operation): %llu records, %llu bytes\n", u(iotrace::kRawRecordBytes),
+              u(f.operations), u(f.raw_bytes));
+  std::printf("first pass (the traces):   %llu runs, %llu bytes, %.1fx\n", u(f.runs),
+              u(f.first_pass_bytes), f.FirstPassRatio());
+  std::printf(
+      "second pass (%s): %llu groups (%llu of offsets a*rank+b), %llu bytes, %.1fx over the first "
+      "pass\n",
+      args.out.c_str(), u(f.groups), u(f.linear_groups), u(f.second_pass_bytes),
+      f.SecondPassRatio());
+  return rc;
+}
+
 }  // namespace
 
 CommandRunner AddIoCommand(CLI::App& app) {
@@ -168,46 +242,73 @@ CommandRunner AddIoCommand(CLI::App& app) {
 
   auto options = std::make_shared<iotrace::RunOptions>();
   CLI::App* run = io->add_subcommand(
-      "run", "Run COMMAND with libfathom-io.so preloaded: every process it starts writes a trace of its "
-             "I/O to OUT/JOB/");
-  run->add_option("--job", options->job,
-                  "Job id the traces are filed under (default: $SLURM_JOB_ID, $PBS_JOBID, else HOST-TIME-PID)");
+      "run",
+      "Run COMMAND with libfathom-io.so preloaded: every process it starts writes a trace of its "
+      "I/O to OUT/JOB/");
+  run->add_option(
+      "--job", options->job,
+      "Job id the traces are filed under (default: $SLURM_JOB_ID, $PBS_JOBID, else HOST-TIME-PID)");
   run->add_option("--out", options->out, "Directory of jobs' traces")->default_str("fathom-io");
   run->add_option("--quantum-ms", options->quantum_ms,
                   "Time quantum: runs are cut at its boundaries, so per-quantum figures stay exact")
       ->default_str("1000");
   run->add_flag("!--no-compress", options->compress,
                 "Write every operation as its own record (a baseline for compression ratios)");
-  run->add_option("command", options->command, "The command and its arguments (after --)")->required();
+  run->add_option("command", options->command, "The command and its arguments (after --)")
+      ->required();
   run->positionals_at_end();
 
   auto paths = std::make_shared<std::vector<std::string>>();
   auto expand = std::make_shared<bool>(false);
   CLI::App* dump = io->add_subcommand("dump", "Print traces as JSON, one line per process image");
-  dump->add_option("trace", *paths, "Trace files (*.fio), or directories of them")->required();
+  dump->add_option("trace", *paths,
+                   "Trace files (*.fio), directories of them, or job files (*.fiojob)")
+      ->required();
   dump->add_flag("--expand", *expand, "Also list every operation of every run");
 
   auto report = std::make_shared<ReportArgs>();
   CLI::App* report_command = io->add_subcommand(
-      "report", "A job's I/O from its traces: volumes and operations per layer, metadata rates, access sizes, "
-                "sequentiality, bandwidth over time, phases, I/O mode (N-N, N-1, N-M, 1-1) and findings");
-  report_command->add_option("trace", report->paths, "The job's trace directory (OUT/JOB), or trace files")->required();
-  report_command->add_flag("--json", report->json, "One JSON object with every figure and the per-second series");
-  report_command->add_flag("--darshan-text", report->darshan_text,
-                           "POSIX and STDIO counters per file and rank, as darshan-parser prints them");
-  report_command->add_flag("--all-files", report->options.all_files,
-                           "Count system files too (/etc, /usr, /lib, /proc, /var but /var/tmp, ...)");
-  report_command->add_option("--phase-threshold", report->options.phase_threshold,
-                             "A second is in an I/O phase above this share of the busiest second's bytes")
+      "report",
+      "A job's I/O from its traces: volumes and operations per layer, metadata rates, access "
+      "sizes, "
+      "sequentiality, bandwidth over time, phases, I/O mode (N-N, N-1, N-M, 1-1) and findings");
+  report_command
+      ->add_option("trace", report->paths,
+                   "The job's trace directory (OUT/JOB), trace files, or its job file (*.fiojob)")
+      ->required();
+  report_command->add_flag("--json", report->json,
+                           "One JSON object with every figure and the per-second series");
+  report_command->add_flag(
+      "--darshan-text", report->darshan_text,
+      "POSIX and STDIO counters per file and rank, as darshan-parser prints them");
+  report_command->add_flag(
+      "--all-files", report->options.all_files,
+      "Count system files too (/etc, /usr, /lib, /proc, /var but /var/tmp, ...)");
+  report_command
+      ->add_option("--phase-threshold", report->options.phase_threshold,
+                   "A second is in an I/O phase above this share of the busiest second's bytes")
       ->default_str("0.01")
       ->check(CLI::Range(0.0, 1.0));
-  report_command->add_option("--phase-gap", report->options.phase_gap,
-                             "Seconds of quiet that still join two stretches into one phase")
+  report_command
+      ->add_option("--phase-gap", report->options.phase_gap,
+                   "Seconds of quiet that still join two stretches into one phase")
       ->default_str("2")
       ->check(CLI::NonNegativeNumber);
 
+  auto compress = std::make_shared<CompressArgs>();
+  CLI::App* compress_command = io->add_subcommand(
+      "compress",
+      "Put a job's traces in one job file, compressed across its processes (runs alike merged, "
+      "offsets a*rank+b recognised; lossless), and print the sizes raw, first and second pass");
+  compress_command
+      ->add_option("trace", compress->paths, "The job's trace directory (OUT/JOB), or trace files")
+      ->required();
+  compress_command->add_option("--out", compress->out, "The job file to write (JOB.fiojob)")
+      ->required();
+
   return [=]() -> int {
     if (run->parsed()) return RunTraced(*options);
+    if (compress_command->parsed()) return Compress(*compress);
     if (dump->parsed()) return Dump(*paths, *expand);
     if (report_command->parsed()) return Report(*report);
     return 2;
