@@ -169,21 +169,22 @@ class Decoder {
     jf::Reader r(blob);
     uint64_t n = 0;
     if (!r.U(n) || n > r.Left()) return false;
-    uint32_t local = 0;
-    int64_t job = 0;
+    uint64_t next_local = 0, next_job = 0;
     for (uint64_t i = 0; i < n; ++i) {
-      uint64_t local_delta = 0;
+      uint64_t local_delta = 0, length = 0;
       int64_t job_delta = 0;
-      if (!r.U(local_delta) || local_delta > UINT32_MAX || !r.S(job_delta)) return false;
-      local = static_cast<uint32_t>(local + local_delta + 1);
-      if (job_delta < -static_cast<int64_t>(objects_.size()) ||
-          job_delta >= static_cast<int64_t>(objects_.size())) {
+      if (!r.U(local_delta) || local_delta > UINT32_MAX || !r.S(job_delta) || !r.U(length))
         return false;
+      const uint64_t local = static_cast<uint32_t>(next_local + local_delta);
+      const uint64_t job = next_job + static_cast<uint64_t>(job_delta);
+      if (job < 1 || job > objects_.size() || length >= objects_.size() - job + 1) return false;
+      for (uint64_t k = 0; k <= length; ++k) {
+        const auto id = static_cast<uint32_t>(local + k);
+        if (!t.objects.emplace(id, objects_[job + k - 1]).second) return false;
+        if (!parts.local_of.emplace(static_cast<uint32_t>(job + k), id).second) return false;
       }
-      job += job_delta + 1;
-      if (job < 1 || job > static_cast<int64_t>(objects_.size())) return false;
-      if (!t.objects.emplace(local, objects_[job - 1]).second) return false;
-      if (!parts.local_of.emplace(static_cast<uint32_t>(job), local).second) return false;
+      next_local = local + length + 1;
+      next_job = job + length + 1;
     }
     return r.Left() == 0;
   }

@@ -117,19 +117,32 @@ class Encoder {
     // Objects: alike across processes is one job object; a process's second id for an object
     // alike to one of its own is another job object, so that ids map back one to one.
     std::map<std::tuple<uint64_t, uint64_t, std::string>, uint64_t> seen;
-    jf::Writer objects;
-    objects.U(trace.objects.size());
-    uint32_t previous_local = 0, previous_job = 0;
+    std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> spans;  // local, job, length
     for (const auto& [id, o] : trace.objects) {
       const uint64_t occurrence = seen[{o.dev, o.ino, o.path}]++;
       auto [it, added] = object_ids_.emplace(std::make_tuple(o.dev, o.ino, o.path, occurrence),
                                              static_cast<uint32_t>(objects_.size() + 1));
       if (added) objects_.push_back(&o);
       plan.job_of[id] = it->second;
-      objects.U(id - previous_local - 1);
-      objects.S(static_cast<int64_t>(it->second) - previous_job - 1);
-      previous_local = id;
-      previous_job = it->second;
+      if (!spans.empty()) {
+        auto& [local, job, length] = spans.back();
+        if (local + length == id && job + length == it->second) {
+          ++length;
+          continue;
+        }
+      }
+      spans.emplace_back(id, it->second, 1);
+    }
+    // The map as spans of consecutive ids on both sides.
+    jf::Writer objects;
+    objects.U(spans.size());
+    uint32_t next_local = 0, next_job = 0;
+    for (const auto& [local, job, length] : spans) {
+      objects.U(static_cast<uint32_t>(local - next_local));
+      objects.S(static_cast<int64_t>(job) - next_job);
+      objects.U(length - 1);
+      next_local = local + length;
+      next_job = job + length;
     }
     plan.blobs[1] = Blob(std::move(objects.out()));
 

@@ -22,8 +22,9 @@
 //   member  = [offset(zzΔ) when kOffsets and not kLinear] start(zz) [span unless kSpanZero]
 //             duration_sum [duration_min duration_max unless kFlat]
 //
-// Blobs: identity = uid gid host job exe argc argv*; objects = n (local id Δ-1, job id Δ-1)*
-// (job ids count from 1 in object order); threads = n tid-pid(zz)* (a group's thread indexes
+// Blobs: identity = uid gid host job exe argc argv*; objects = n (local id, job id(zz), length-1)*:
+// ranges of consecutive ids on both sides, each id from the end of the previous range (job ids
+// count from 1 in object order); threads = n tid-pid(zz)* (a group's thread indexes
 // it); sequence = n (first group(zz, from the end of the previous range), length-1)*: the
 // process's runs in their order, as ranges of group numbers.
 //
