@@ -29,5 +29,7 @@ CommandRunner AddUndeleteCommand(CLI::App& app);
 CommandRunner AddPolicyCommand(CLI::App& app);
 CommandRunner AddRulesCommand(CLI::App& app);
 CommandRunner AddIoCommand(CLI::App& app);
+// `fathom io servers` and `fathom io anomalies`, added to the `io` command.
+CommandRunner AddIoServerCommands(CLI::App& io);
 
 }  // namespace fathom::cli

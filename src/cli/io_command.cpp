@@ -306,12 +306,14 @@ CommandRunner AddIoCommand(CLI::App& app) {
   compress_command->add_option("--out", compress->out, "The job file to write (JOB.fiojob)")
       ->required();
 
+  CommandRunner servers = AddIoServerCommands(*io);
+
   return [=]() -> int {
     if (run->parsed()) return RunTraced(*options);
     if (compress_command->parsed()) return Compress(*compress);
     if (dump->parsed()) return Dump(*paths, *expand);
     if (report_command->parsed()) return Report(*report);
-    return 2;
+    return servers();
   };
 }
 

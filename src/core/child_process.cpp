@@ -48,9 +48,25 @@ std::string Resolved(const std::string& program, const std::vector<std::string>&
   return "";
 }
 
-// Feeds `input` to `fd` (non-blocking) and waits for the child's pidfd until the deadline.
-// Returns true when the deadline passed first.
-bool FeedAndWait(int pidfd, UniqueFd& in, std::string_view input, int64_t timeout_ns) {
+// Reads what `out` has into `output`; closes it at its end.
+void Collect(UniqueFd& out, std::string* output) {
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = read(out.get(), buf, sizeof(buf));
+    if (n > 0) {
+      output->append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n == 0 || (errno != EINTR && errno != EAGAIN)) out.reset();
+    if (n < 0 && errno == EINTR) continue;
+    return;
+  }
+}
+
+// Feeds `input` to `in` (non-blocking), collects `out` into `output`, and waits for the
+// child's pidfd until the deadline. Returns true when the deadline passed first.
+bool FeedAndWait(int pidfd, UniqueFd& in, std::string_view input, UniqueFd& out, std::string* output,
+                 int64_t timeout_ns) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(timeout_ns);
   size_t done = 0;
   if (in.valid() && input.empty()) in.reset();
@@ -61,11 +77,19 @@ bool FeedAndWait(int pidfd, UniqueFd& in, std::string_view input, int64_t timeou
       if (left.count() <= 0) return true;
       wait_ms = static_cast<int>(std::min<int64_t>(left.count() + 1, wait_ms));
     }
-    pollfd p[2] = {{pidfd, POLLIN, 0}, {in.get(), POLLOUT, 0}};
-    const int rc = poll(p, in.valid() ? 2 : 1, wait_ms);
+    // A closed descriptor (-1) is left out by poll.
+    pollfd p[3] = {{pidfd, POLLIN, 0}, {in.get(), POLLOUT, 0}, {out.get(), POLLIN, 0}};
+    const int rc = poll(p, 3, wait_ms);
     if (rc < 0 && errno != EINTR) return false;
     if (rc <= 0) continue;
-    if (p[0].revents != 0) return false;
+    if (out.valid() && p[2].revents != 0) Collect(out, output);
+    if (p[0].revents != 0) {
+      if (out.valid()) {  // the rest the child wrote before it ended
+        fcntl(out.get(), F_SETFL, fcntl(out.get(), F_GETFL) | O_NONBLOCK);
+        Collect(out, output);
+      }
+      return false;
+    }
     if (in.valid() && p[1].revents != 0) {
       // A command that stops reading early is not an error here: its exit status says.
       const ssize_t w = write(in.get(), input.data() + done, input.size() - done);
@@ -85,6 +109,7 @@ struct ChildPlan {
   char* const* argv = nullptr;
   char* const* envp = nullptr;
   int stdin_fd = -1;
+  int stdout_fd = -1;  // -1: the parent's stderr
   bool own_process_group = false;
   const ChildCredentials* credentials = nullptr;
   sigset_t mask{};  // the parent's signal mask, the program's
@@ -108,7 +133,7 @@ __attribute__((no_sanitize("address", "undefined"))) int ChildMain(void* arg) {
     }
   }
   dup2(p->stdin_fd, STDIN_FILENO);
-  dup2(STDERR_FILENO, STDOUT_FILENO);
+  dup2(p->stdout_fd >= 0 ? p->stdout_fd : STDERR_FILENO, STDOUT_FILENO);
   syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);  // nothing but 0, 1 and 2 reaches the program
   if (const ChildCredentials* c = p->credentials) {
     if (syscall(SYS_setgroups, c->groups.size(), c->groups.data()) != 0 ||
@@ -177,17 +202,23 @@ Result<ChildExit> RunChild(const ChildSpec& spec) {
   if (spec.input && pipe2(in, O_CLOEXEC) != 0) return Status::FromErrno(errno, what);
   UniqueFd in_read(in[0]);
   UniqueFd in_write(in[1]);
+  int out[2] = {-1, -1};
+  if (spec.output != nullptr && pipe2(out, O_CLOEXEC) != 0) return Status::FromErrno(errno, what);
+  UniqueFd out_read(out[0]);
+  UniqueFd out_write(out[1]);
   UniqueFd null_fd(open("/dev/null", O_RDONLY | O_CLOEXEC));
   ChildPlan plan;
   plan.program = program.c_str();
   plan.argv = args.data();
   plan.envp = env.data();
   plan.stdin_fd = spec.input ? in_read.get() : null_fd.get();
+  plan.stdout_fd = out_write.get();
   plan.own_process_group = spec.own_process_group;
   plan.credentials = spec.credentials ? &*spec.credentials : nullptr;
   FATHOM_ASSIGN_OR_RETURN(const pid_t pid, StartChild(plan, what));
   if (spec.on_started) spec.on_started(pid);
   in_read.reset();
+  out_write.reset();
   null_fd.reset();
   if (plan.err != 0) {
     exit.started = false;
@@ -198,7 +229,8 @@ Result<ChildExit> RunChild(const ChildSpec& spec) {
     // Writing to a child that exited must not kill this process.
     if (spec.input) signal(SIGPIPE, SIG_IGN);
     UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
-    if (pidfd.valid() && FeedAndWait(pidfd.get(), in_write, spec.input.value_or(""), spec.timeout_ns)) {
+    if (pidfd.valid() &&
+        FeedAndWait(pidfd.get(), in_write, spec.input.value_or(""), out_read, spec.output, spec.timeout_ns)) {
       exit.timed_out = true;
       kill(spec.own_process_group ? -pid : pid, SIGKILL);
     }

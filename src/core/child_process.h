@@ -1,7 +1,8 @@
 // child_process.h — running one program without a shell and reporting how it ended.
 //
 // Contract: argv is executed as given (no shell, no word splitting). The child's stdout and
-// stderr go to this process's stderr (a caller's own report on stdout stays clean); its stdin
+// stderr go to this process's stderr (a caller's own report on stdout stays clean), or its
+// stdout is read into `output` when one is given; its stdin
 // is `input` through a pipe, or /dev/null; no other descriptor of this process reaches it.
 // The environment is this process's plus `extra_env` ("NAME=VALUE"), or, with `replace_env`,
 // exactly `extra_env` (argv[0] without a '/' is then looked up in that environment's PATH).
@@ -45,6 +46,8 @@ struct ChildSpec {
   std::optional<std::string_view> input;
   std::optional<ChildCredentials> credentials;
   bool own_process_group = false;
+  // When set, the child's stdout is collected here (all of it, until the child closes it).
+  std::string* output = nullptr;
   // Called in the parent once the child's program started (or failed to), with its pid (its
   // process group's id too when own_process_group); not called when no process was made.
   std::function<void(pid_t)> on_started;

@@ -1,0 +1,49 @@
+// RunChild with `output`: a program's stdout is collected whole (more than a pipe holds), its
+// stderr is not, and without `output` nothing is collected.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/child_process.h"
+
+namespace fathom::testing {
+namespace {
+
+TEST(ChildOutput, StdoutIsCollectedWholeEvenBeyondWhatAPipeHolds) {
+  std::string out;
+  ChildSpec spec;
+  // 300,000 lines "y": 600,000 bytes, several times a pipe's 64 KiB.
+  spec.argv = {"/bin/sh", "-c", "yes | head -n 300000; echo gone >&2"};
+  spec.output = &out;
+  auto exit = RunChild(spec);
+  ASSERT_TRUE(exit.ok()) << exit.status().message();
+  EXPECT_EQ(exit->exit_code, 0);
+  ASSERT_EQ(out.size(), 600000u);
+  EXPECT_EQ(out.find_first_not_of("y\n"), std::string::npos);
+}
+
+TEST(ChildOutput, WhatTheChildWroteJustBeforeItEndedIsKept) {
+  std::string out;
+  ChildSpec spec;
+  spec.argv = {"/usr/bin/printf", "a\\nb"};
+  spec.output = &out;
+  auto exit = RunChild(spec);
+  ASSERT_TRUE(exit.ok()) << exit.status().message();
+  EXPECT_EQ(exit->exit_code, 0);
+  EXPECT_EQ(out, "a\nb");
+}
+
+TEST(ChildOutput, AProgramThatCannotStartLeavesTheOutputEmpty) {
+  std::string out;
+  ChildSpec spec;
+  spec.argv = {"/nonexistent/program"};
+  spec.output = &out;
+  auto exit = RunChild(spec);
+  ASSERT_TRUE(exit.ok()) << exit.status().message();
+  EXPECT_FALSE(exit->started);
+  EXPECT_EQ(exit->start_errno, ENOENT);
+  EXPECT_EQ(out, "");
+}
+
+}  // namespace
+}  // namespace fathom::testing

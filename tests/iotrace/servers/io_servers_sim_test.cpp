@@ -1,0 +1,115 @@
+// `fathom io servers` and `fathom io anomalies` end to end on the Lustre emulator: four writers
+// each put the same volume on their own OST at the same pace while the sampler reads lctl's
+// statistics every 250 ms; with one OST made slow (sim_delay_ms) the detector names it and
+// only it, with every OST equal it stays quiet. The samples are checked against what was
+// written.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "fathom/io_servers.h"
+#include "lustre_sim/fuse/sim_fixture.h"
+#include "support/subprocess.h"
+
+namespace fathom::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class IoServersSimTest : public SimMountTest {
+ protected:
+  void SetUp() override {
+    SimMountTest::SetUp();
+    RunResult r = Mount(1, {"--jobid-var", "procname_uid"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (int ost = 0; ost < 4; ++ost) {
+      ASSERT_EQ(Lfs({"setstripe", "-c", "1", "-i", std::to_string(ost), File(ost)}).exit_code, 0);
+    }
+  }
+  std::string File(int ost) const { return mount() + "/f" + std::to_string(ost); }
+  std::string Samples() const { return state() + "/../samples.db"; }
+
+  // Samples while four threads each write 1 MiB in 64 KiB pieces, one every 40 ms, to the
+  // file on their OST; returns `fathom io anomalies --json`.
+  nlohmann::json Run() {
+    Subprocess sampler({FATHOM_BINARY, "io", "servers", "--interval", "250ms", "--lctl",
+                        LctlBinary(), "--diskstats", "", "--mountstats", "", "--out", Samples()});
+    std::this_thread::sleep_for(600ms);  // the baseline and one quiet interval
+    std::vector<std::thread> writers;
+    for (int ost = 0; ost < 4; ++ost) {
+      writers.emplace_back([this, ost] {
+        const int fd = open(File(ost).c_str(), O_WRONLY | O_CLOEXEC);
+        ASSERT_GE(fd, 0);
+        const std::string piece(64 * 1024, 'x');
+        for (int i = 0; i < 16; ++i) {
+          ASSERT_EQ(pwrite(fd, piece.data(), piece.size(), static_cast<off_t>(i) * 65536), 65536);
+          std::this_thread::sleep_for(40ms);
+        }
+        close(fd);
+      });
+    }
+    for (auto& w : writers) w.join();
+    std::this_thread::sleep_for(600ms);  // the last writes' interval is read
+    sampler.Signal(SIGTERM);
+    EXPECT_EQ(sampler.Wait(), 0) << sampler.stderr_text();
+    RunResult r =
+        testing::Run({FATHOM_BINARY, "io", "anomalies", "--samples", Samples(), "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  }
+
+  // Bytes written per OST in the samples' totals.
+  std::map<std::string, uint64_t> WrittenPerOst() {
+    auto store = io::SampleStore::Open(Samples(), false);
+    EXPECT_TRUE(store.ok()) << store.status().message();
+    std::map<std::string, uint64_t> out;
+    if (!store.ok()) return out;
+    auto samples = (*store)->Read(0, INT64_MAX);
+    EXPECT_TRUE(samples.ok()) << samples.status().message();
+    if (!samples.ok()) return out;
+    for (const auto& s : *samples) {
+      if (s.job.empty() && s.counter == "write_bytes") out[s.target] += s.sum;
+    }
+    return out;
+  }
+};
+
+TEST_F(IoServersSimTest, TheThrottledOstIsTheOneFlagged) {
+  ASSERT_EQ(Lctl({"set_param", "obdfilter.testfs-OST0002.sim_delay_ms=120"}).exit_code, 0);
+  const nlohmann::json found = Run();
+  ASSERT_FALSE(found.empty()) << "the slow OST was not found";
+  std::set<std::string> jobs;
+  for (const auto& a : found) {
+    EXPECT_EQ(a["target"], "testfs-OST0002") << a.dump();
+    EXPECT_EQ(a["bytes"], 1 << 20);
+    EXPECT_EQ(a["peers"], 4);
+    EXPECT_EQ(a["duration"], "1h");
+    EXPECT_GT(a["usecs_per_mib"].get<double>(), 16 * 120000.0);
+    jobs.insert(a["job"].get<std::string>());
+  }
+  EXPECT_EQ(jobs.count(""), 1u) << "flagged across jobs too";
+  const std::map<std::string, uint64_t> expected = {{"testfs-OST0000", 1 << 20},
+                                                    {"testfs-OST0001", 1 << 20},
+                                                    {"testfs-OST0002", 1 << 20},
+                                                    {"testfs-OST0003", 1 << 20}};
+  EXPECT_EQ(WrittenPerOst(), expected);
+}
+
+TEST_F(IoServersSimTest, EqualOstsAreQuiet) {
+  const nlohmann::json found = Run();
+  EXPECT_TRUE(found.empty()) << found.dump();
+  const std::map<std::string, uint64_t> expected = {{"testfs-OST0000", 1 << 20},
+                                                    {"testfs-OST0001", 1 << 20},
+                                                    {"testfs-OST0002", 1 << 20},
+                                                    {"testfs-OST0003", 1 << 20}};
+  EXPECT_EQ(WrittenPerOst(), expected);
+}
+
+}  // namespace
+}  // namespace fathom::testing
