@@ -45,7 +45,7 @@ class FastRateTest : public ::testing::Test {
   void TearDown() override { (void)TeardownFastMode("ratefs"); }
 
   // Sets up "ratefs" (one MDT) and returns the log's epoch.
-  uint64_t Setup(uint64_t rate, uint64_t records = 0) {
+  uint64_t MakeFastFs(uint64_t rate, uint64_t records = 0) {
     FastModeConfig config{"ratefs", 1, tmp_ / "fast.state", records, rate};
     Status status = SetupFastMode(config);
     EXPECT_TRUE(status.ok()) << status.message();
@@ -102,7 +102,7 @@ TEST(FastLogPacing, DueTimesAndTimestampsFollowTheRate) {
 }
 
 TEST_F(FastRateTest, TheRateIsKeptInTheRegistryEntry) {
-  Setup(25000);
+  MakeFastFs(25000);
   auto entry = FindRegistryEntry("ratefs");
   ASSERT_TRUE(entry.ok()) << entry.status().message();
   EXPECT_EQ(entry->mode, "fast");
@@ -113,7 +113,7 @@ TEST_F(FastRateTest, PacedRecordsComeNoEarlierThanDueStampedWithTheirDueTime) {
   constexpr uint64_t kRate = 2000;  // 500 us apart
   constexpr uint64_t kPeriodNs = 1000000000ULL / kRate;
   constexpr uint64_t kRecords = 600;  // 0.3 s of log
-  const uint64_t epoch = Setup(kRate);
+  const uint64_t epoch = MakeFastFs(kRate);
   void* priv = Start(CHANGELOG_FLAG_JOBID);
   ASSERT_NE(priv, nullptr);
   const int fd = api_.get_fd(priv);
@@ -144,7 +144,7 @@ TEST_F(FastRateTest, PacedRecordsComeNoEarlierThanDueStampedWithTheirDueTime) {
 
 TEST_F(FastRateTest, DescriptorIsReadableExactlyWhenARecordIsDue) {
   constexpr uint64_t kPeriodNs = 500000000ULL;  // 2 records/s
-  const uint64_t epoch = Setup(2, /*records=*/3);
+  const uint64_t epoch = MakeFastFs(2, /*records=*/3);
   void* priv = Start(CHANGELOG_FLAG_JOBID);
   ASSERT_NE(priv, nullptr);
   const int fd = api_.get_fd(priv);
@@ -174,7 +174,7 @@ TEST_F(FastRateTest, DescriptorIsReadableExactlyWhenARecordIsDue) {
 
 TEST_F(FastRateTest, FollowModeSleepsUntilTheNextRecordIsDue) {
   constexpr uint64_t kPeriodNs = 50000000ULL;  // 20 records/s
-  const uint64_t epoch = Setup(20);
+  const uint64_t epoch = MakeFastFs(20);
   void* priv = Start(CHANGELOG_FLAG_JOBID | CHANGELOG_FLAG_FOLLOW);
   ASSERT_NE(priv, nullptr);
   const uint64_t cpu_before = ThreadCpuNs();
@@ -191,7 +191,7 @@ TEST_F(FastRateTest, FollowModeSleepsUntilTheNextRecordIsDue) {
 }
 
 TEST_F(FastRateTest, UnlimitedRateHandsOutEveryRecordAtOnce) {
-  const uint64_t epoch = Setup(0, /*records=*/10000);
+  const uint64_t epoch = MakeFastFs(0, /*records=*/10000);
   void* priv = Start(CHANGELOG_FLAG_JOBID);
   ASSERT_NE(priv, nullptr);
   EXPECT_TRUE(Readable(api_.get_fd(priv), 0));
