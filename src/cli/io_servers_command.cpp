@@ -14,6 +14,8 @@
 #include "cli/signal_waiter.h"
 #include "condition/units.h"
 #include "fathom/io_servers.h"
+#include "fathom/policy.h"
+#include "policy/alert_sinks.h"
 
 namespace fathom::cli {
 namespace {
@@ -29,6 +31,7 @@ struct AnomaliesArgs {
   std::string samples = "fathom-io-servers.db";
   std::string window = "1h";
   bool json = false;
+  std::string alerts;  // a policies file whose alert_sinks get the anomalies
   io::AnomalyOptions options;
 };
 
@@ -82,6 +85,40 @@ int Servers(const ServersArgs& args) {
   return 0;
 }
 
+// Sends the anomalies to the alert sinks of the policies file `path`; false if one failed.
+bool SendAlerts(const std::string& path, const std::vector<std::string>& keys,
+                const std::vector<std::string>& lines) {
+  auto config = policy::LoadPolicyConfig(path);
+  if (!config.ok()) {
+    spdlog::error("{}", config.status().message());
+    return false;
+  }
+  const policy::AlertSinks& sinks = config->alert_sinks;
+  if (sinks.log_file.empty() && !sinks.mail && !sinks.webhook) {
+    spdlog::error("{} has no alert_sinks: nothing to send the anomalies to (docs/policies.md)",
+                  path);
+    return false;
+  }
+  std::vector<policy::AlertEvent> events;
+  for (size_t i = 0; i < keys.size(); ++i)
+    events.push_back({"io-anomaly", keys[i], lines[i], true});
+  if (events.empty()) return true;
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  bool ok = true;
+  auto sent = [&](const Status& st) {
+    if (!st.ok()) {
+      spdlog::error("{}", st.message());
+      ok = false;
+    }
+  };
+  if (!sinks.log_file.empty()) sent(policy::SendToLog(sinks.log_file, events, now));
+  if (sinks.mail) sent(policy::SendMail(*sinks.mail, events, now));
+  if (sinks.webhook) sent(policy::SendWebhook(*sinks.webhook, events, now));
+  return ok;
+}
+
 std::string Rate(double bytes_per_second) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.2f MiB/s", bytes_per_second / (1024.0 * 1024.0));
@@ -106,42 +143,44 @@ int Anomalies(const AnomaliesArgs& args) {
     return 1;
   }
   const std::vector<io::Anomaly> found = io::FindAnomalies(*samples, args.options);
-  if (args.json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const io::Anomaly& a : found) {
-      out.push_back({{"target", a.target},
-                     {"job", a.job},
-                     {"rule", a.rule},
-                     {"bytes", a.bytes},
-                     {"avg_bw", a.avg_bw},
-                     {"peak_bw", a.peak_bw},
-                     {"peers_mean_peak_bw", a.peers_mean_peak_bw},
-                     {"peers_mean_bytes", a.peers_mean_bytes},
-                     {"usecs_per_mib", a.usecs_per_mib},
-                     {"peers_median_usecs_per_mib", a.peers_median_usecs_per_mib},
-                     {"z", a.z},
-                     {"first_ns", a.first_ns},
-                     {"last_ns", a.last_ns},
-                     {"duration", a.duration},
-                     {"peers", a.peers}});
-    }
-    std::printf("%s\n", out.dump().c_str());
-    return 0;
-  }
-  if (found.empty()) {
-    std::printf("no target is slower than its peers (%zu samples)\n", samples->size());
-    return 0;
-  }
+  std::vector<std::string> keys, lines;
+  nlohmann::json json = nlohmann::json::array();
   for (const io::Anomaly& a : found) {
-    std::printf(
-        "%s%s%s: %s; avg %s, peak %s against the peers' mean peak %s; %.0f us/MiB against the "
-        "peers' "
-        "median %.0f (z %.1f); %llu bytes; within %s; %zu peers\n",
-        a.target.c_str(), a.job.empty() ? "" : " job ", a.job.c_str(), a.rule.c_str(),
-        Rate(a.avg_bw).c_str(), Rate(a.peak_bw).c_str(), Rate(a.peers_mean_peak_bw).c_str(),
-        a.usecs_per_mib, a.peers_median_usecs_per_mib, a.z,
-        static_cast<unsigned long long>(a.bytes), a.duration.c_str(), a.peers);
+    char line[512];
+    std::snprintf(line, sizeof(line),
+                  "%s%s%s: %s; avg %s, peak %s against the peers' mean peak %s; %.0f us/MiB "
+                  "against the peers' "
+                  "median %.0f (z %.1f); %llu bytes; within %s; %zu peers",
+                  a.target.c_str(), a.job.empty() ? "" : " job ", a.job.c_str(), a.rule.c_str(),
+                  Rate(a.avg_bw).c_str(), Rate(a.peak_bw).c_str(),
+                  Rate(a.peers_mean_peak_bw).c_str(), a.usecs_per_mib, a.peers_median_usecs_per_mib,
+                  a.z, static_cast<unsigned long long>(a.bytes), a.duration.c_str(), a.peers);
+    keys.push_back(a.job.empty() ? a.target : a.target + " job " + a.job);
+    lines.push_back(line);
+    json.push_back({{"target", a.target},
+                    {"job", a.job},
+                    {"rule", a.rule},
+                    {"bytes", a.bytes},
+                    {"avg_bw", a.avg_bw},
+                    {"peak_bw", a.peak_bw},
+                    {"peers_mean_peak_bw", a.peers_mean_peak_bw},
+                    {"peers_mean_bytes", a.peers_mean_bytes},
+                    {"usecs_per_mib", a.usecs_per_mib},
+                    {"peers_median_usecs_per_mib", a.peers_median_usecs_per_mib},
+                    {"z", a.z},
+                    {"first_ns", a.first_ns},
+                    {"last_ns", a.last_ns},
+                    {"duration", a.duration},
+                    {"peers", a.peers}});
   }
+  if (args.json) {
+    std::printf("%s\n", json.dump().c_str());
+  } else if (found.empty()) {
+    std::printf("no target is slower than its peers (%zu samples)\n", samples->size());
+  } else {
+    for (const std::string& line : lines) std::printf("%s\n", line.c_str());
+  }
+  if (!args.alerts.empty() && !SendAlerts(args.alerts, keys, lines)) return 1;
   return 0;
 }
 
@@ -190,6 +229,10 @@ CommandRunner AddIoServerCommands(CLI::App& io) {
       ->add_option("--window", anomalies->window, "How far back from the newest sample")
       ->capture_default_str();
   anomalies_command->add_flag("--json", anomalies->json, "One JSON array of the anomalies");
+  anomalies_command->add_option(
+      "--alerts", anomalies->alerts,
+      "A policies file: each anomaly goes to its alert_sinks (log, mail, webhook) as alert "
+      "io-anomaly");
   anomalies_command
       ->add_option("--bandwidth-fraction", anomalies->options.beacon_bandwidth_fraction,
                    "Beacon: average and peak bandwidth below this share of the peers' mean peak")

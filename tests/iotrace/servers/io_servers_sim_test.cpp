@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -36,8 +37,8 @@ class IoServersSimTest : public SimMountTest {
   std::string Samples() const { return state() + "/../samples.db"; }
 
   // Samples while four threads each write 1 MiB in 64 KiB pieces, one every 40 ms, to the
-  // file on their OST; returns `fathom io anomalies --json`.
-  nlohmann::json Run() {
+  // file on their OST; returns `fathom io anomalies --json` (with `extra` options).
+  nlohmann::json Run(const std::vector<std::string>& extra = {}) {
     Subprocess sampler({FATHOM_BINARY, "io", "servers", "--interval", "250ms", "--lctl",
                         LctlBinary(), "--diskstats", "", "--mountstats", "", "--out", Samples()});
     std::this_thread::sleep_for(600ms);  // the baseline and one quiet interval
@@ -58,8 +59,10 @@ class IoServersSimTest : public SimMountTest {
     std::this_thread::sleep_for(600ms);  // the last writes' interval is read
     sampler.Signal(SIGTERM);
     EXPECT_EQ(sampler.Wait(), 0) << sampler.stderr_text();
-    RunResult r =
-        testing::Run({FATHOM_BINARY, "io", "anomalies", "--samples", Samples(), "--json"});
+    std::vector<std::string> anomalies = {FATHOM_BINARY, "io",      "anomalies",
+                                          "--samples",   Samples(), "--json"};
+    anomalies.insert(anomalies.end(), extra.begin(), extra.end());
+    RunResult r = testing::Run(anomalies);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return nlohmann::json::parse(r.out);
   }
@@ -80,9 +83,11 @@ class IoServersSimTest : public SimMountTest {
   }
 };
 
-TEST_F(IoServersSimTest, TheThrottledOstIsTheOneFlagged) {
+TEST_F(IoServersSimTest, TheThrottledOstIsTheOneFlaggedAndAlerted) {
   ASSERT_EQ(Lctl({"set_param", "obdfilter.testfs-OST0002.sim_delay_ms=120"}).exit_code, 0);
-  const nlohmann::json found = Run();
+  const std::string config = state() + "/../policies.yaml", log = state() + "/../alerts.log";
+  std::ofstream(config) << "alert_sinks:\n  log: " << log << "\n";
+  const nlohmann::json found = Run({"--alerts", config});
   ASSERT_FALSE(found.empty()) << "the slow OST was not found";
   std::set<std::string> jobs;
   for (const auto& a : found) {
@@ -94,6 +99,14 @@ TEST_F(IoServersSimTest, TheThrottledOstIsTheOneFlagged) {
     jobs.insert(a["job"].get<std::string>());
   }
   EXPECT_EQ(jobs.count(""), 1u) << "flagged across jobs too";
+  // Each anomaly is an alert in the policies' alert log.
+  std::ifstream in(log);
+  std::vector<std::string> alerts;
+  for (std::string line; std::getline(in, line);) alerts.push_back(line);
+  ASSERT_EQ(alerts.size(), found.size());
+  EXPECT_NE(alerts[0].find(" raised io-anomaly: testfs-OST0002 (testfs-OST0002: "),
+            std::string::npos)
+      << alerts[0];
   const std::map<std::string, uint64_t> expected = {{"testfs-OST0000", 1 << 20},
                                                     {"testfs-OST0001", 1 << 20},
                                                     {"testfs-OST0002", 1 << 20},
