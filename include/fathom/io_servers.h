@@ -3,8 +3,10 @@
 // peers (`fathom io servers`, `fathom io anomalies`; docs/io.md).
 //
 // Sampling. Each read takes, through `lctl get_param`, Lustre's obdfilter.*.job_stats,
-// mdt.*.job_stats, obdfilter.*.stats and mdt.*.md_stats (every text generation the readers of
-// src/lustre/stats_text.h know), and on a machine with local devices or NFS mounts
+// mdt.*.job_stats, obdfilter.*.stats and mdt.*.md_stats by default, and whatever else is
+// asked: brw_stats (each row of each block becomes two counters of requests, "read BLOCK
+// BUCKET" and "write BLOCK BUCKET"), exports.*.stats (a target per export), any lprocfs stats
+// (every text generation the readers of src/lustre/stats_text.h know), and on a machine with local devices or NFS mounts
 // /proc/diskstats and /proc/self/mountstats; it keeps what grew since the previous read, per
 // target, job and counter. A counter that went down was reset (cleared, or the job purged and
 // seen again): its growth is its new value. Problems (a line that cannot be read, lctl

@@ -21,6 +21,7 @@ struct Work {
 
 // The kind of target, so that only like targets are peers.
 std::string KindOf(const std::string& target) {
+  if (target.find(".exports.") != std::string::npos) return "export";
   if (target.find("-OST") != std::string::npos) return "ost";
   if (target.find("-MDT") != std::string::npos) return "mdt";
   const size_t colon = target.find(':');

@@ -31,7 +31,9 @@ std::vector<LctlParam> SplitLctlOutput(std::string_view text) {
       const size_t first = name.find('.');
       const size_t last = name.rfind('.');
       p.leaf = std::string(name.substr(last + 1));
-      if (last > first) p.target = std::string(name.substr(first + 1, last - first - 1));
+      if (first != std::string_view::npos && last > first) {
+        p.target = std::string(name.substr(first + 1, last - first - 1));
+      }
       p.value = std::string(value);
       out.push_back(std::move(p));
     } else if (!out.empty()) {

@@ -10,7 +10,8 @@ namespace fathom::io {
 
 struct LctlParam {
   std::string name;    // "obdfilter.testfs-OST0001.job_stats"
-  std::string target;  // "testfs-OST0001" (the second dotted part; "" for a one-part name)
+  std::string target;  // what lies between the first and the last dot: "testfs-OST0001", or
+                       // "testfs-OST0001.exports.10.0.0.7@tcp" ("" for a one-part name)
   std::string leaf;    // "job_stats" (the last dotted part)
   std::string value;
 };

@@ -61,6 +61,21 @@ void ReadLctl(const SamplerOptions& options, Snapshot& snap, std::vector<std::st
       lustre::JobStatsText t = lustre::ParseJobStats(p.value);
       AddProblems(p.name, t.problems, problems);
       snap.jobs[p.target] = std::move(t);
+    } else if (p.leaf == "brw_stats") {
+      // Each row of each block, as two counters of requests: "read pages per bulk r/w 256".
+      const lustre::BrwStats b = lustre::ParseBrwStats(p.value);
+      AddProblems(p.name, b.problems, problems);
+      Counters& c = snap.totals[p.target];
+      for (const auto& [block, rows] : b.blocks) {
+        for (const auto& row : rows) {
+          for (const auto& [way, n] :
+               {std::pair{"read ", row.read}, std::pair{"write ", row.write}}) {
+            lustre::StatsCounter& counter = c[way + block + " " + row.bucket];
+            counter.unit = "reqs";
+            counter.samples = counter.sum = n;
+          }
+        }
+      }
     } else {
       const lustre::LprocfsStats s = lustre::ParseLprocfsStats(p.value);
       AddProblems(p.name, s.problems, problems);

@@ -24,10 +24,12 @@ TEST(LctlOutput, OneLineAndManyLineValuesAreCutAtTheirNames) {
       "obdfilter.testfs-OST0001.job_stats=\n"
       "job_stats:\n"
       "jobid_var=procname_uid\n"
+      "obdfilter.testfs-OST0000.exports.10.0.0.7@tcp.stats=\n"
+      "read_bytes                2 samples [bytes] 4096 4096 8192 33554432\n"
       "mdt.testfs-MDT0000.md_stats=\n"
       "snapshot_time             1.000000000 secs.nsecs\n"
       "open                      3 samples [usecs] 1 2 5 9\n");
-  ASSERT_EQ(params.size(), 4u);
+  ASSERT_EQ(params.size(), 5u);
   EXPECT_EQ(params[0].name, "obdfilter.testfs-OST0000.job_stats");
   EXPECT_EQ(params[0].target, "testfs-OST0000");
   EXPECT_EQ(params[0].leaf, "job_stats");
@@ -39,8 +41,10 @@ TEST(LctlOutput, OneLineAndManyLineValuesAreCutAtTheirNames) {
   EXPECT_EQ(params[2].name, "jobid_var");
   EXPECT_EQ(params[2].target, "");
   EXPECT_EQ(params[2].value, "procname_uid");
-  EXPECT_EQ(params[3].target, "testfs-MDT0000");
-  EXPECT_EQ(params[3].leaf, "md_stats");
+  EXPECT_EQ(params[3].target, "testfs-OST0000.exports.10.0.0.7@tcp");
+  EXPECT_EQ(params[3].leaf, "stats");
+  EXPECT_EQ(params[4].target, "testfs-MDT0000");
+  EXPECT_EQ(params[4].leaf, "md_stats");
 }
 
 TEST(Diskstats, EachDeviceGivesBytesAndTimeOfItsReadsAndWrites) {
