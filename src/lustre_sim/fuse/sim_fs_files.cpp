@@ -165,18 +165,19 @@ void SimFs::Read(fuse_req_t req, size_t size, off_t off, fuse_file_info* fi) {
   auto* file = reinterpret_cast<OpenFile*>(fi->fh);
   const auto start = Clock::now();
   DelayIo(*file, off, size);
-  // What the read returns: the file's size bounds it.
+  // What the read returns: the file's size bounds it. Counted before the reply: once it is
+  // sent, the kernel may release the file (and `file` with it) at any time.
   struct stat st {};
   size_t got = size;
   if (fstat(file->fd.get(), &st) == 0) {
     got = off >= st.st_size ? 0 : std::min<size_t>(size, static_cast<size_t>(st.st_size - off));
   }
+  if (got > 0) CountIo(*file, off, got, false, start);
   fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
   buf.buf[0].flags = static_cast<fuse_buf_flags>(FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK);
   buf.buf[0].fd = file->fd.get();
   buf.buf[0].pos = off;
   fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
-  if (got > 0) CountIo(*file, off, got, false, start);
 }
 
 void SimFs::WriteBuf(fuse_req_t req, fuse_bufvec* bufv, off_t off, fuse_file_info* fi) {
