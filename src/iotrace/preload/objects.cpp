@@ -66,24 +66,38 @@ void RefreshWorkingDirectory() {
   strcpy(g_cwd, cwd);
 }
 
+namespace {
+
+// out = a [+ '/' + b]; false when it does not fit. (No snprintf: this runs on every call
+// that names a path, and formatting costs more than the copy.)
+bool Join(char* out, size_t size, const char* a, size_t a_length, const char* b) {
+  const size_t b_length = b != nullptr ? strlen(b) : 0;
+  const size_t length = a_length + (b != nullptr ? 1 + b_length : 0);
+  if (length == 0 || length >= size) return false;
+  memcpy(out, a, a_length);
+  if (b != nullptr) {
+    out[a_length] = '/';
+    memcpy(out + a_length + 1, b, b_length);
+  }
+  out[length] = '\0';
+  return true;
+}
+
+}  // namespace
+
 bool AbsolutePath(int dirfd, const char* path, char* out, size_t size) {
   if (path == nullptr) return false;
-  int n;
-  if (path[0] == '/') {
-    n = snprintf(out, size, "%s", path);
-  } else if (dirfd == AT_FDCWD) {
+  if (path[0] == '/') return Join(out, size, path, strlen(path), nullptr);
+  if (dirfd == AT_FDCWD) {
     Hold hold(g_lock);
-    n = snprintf(out, size, "%s/%s", g_cwd, path);
-  } else {
-    char link[64];
-    char dir[4096];
-    snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
-    const ssize_t length = readlink(link, dir, sizeof(dir) - 1);
-    if (length <= 0) return false;
-    dir[length] = '\0';
-    n = path[0] == '\0' ? snprintf(out, size, "%s", dir) : snprintf(out, size, "%s/%s", dir, path);
+    return Join(out, size, g_cwd, strlen(g_cwd), path);
   }
-  return n > 0 && static_cast<size_t>(n) < size;
+  char link[64];
+  char dir[4096];
+  snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+  const ssize_t length = readlink(link, dir, sizeof(dir) - 1);
+  if (length <= 0) return false;
+  return Join(out, size, dir, static_cast<size_t>(length), path[0] == '\0' ? nullptr : path);
 }
 
 uint32_t FileObject(uint64_t dev, uint64_t ino, const char* path) {
