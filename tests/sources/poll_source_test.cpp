@@ -149,6 +149,30 @@ TEST(PollSourceTest, ReplayedEventsRebuildTheTreeAfterAWorkloadOverSeveralPasses
   EXPECT_GT(w.source().Stats().rescans, 3u);
 }
 
+// Between two passes: a directory is renamed, the directory below it replaced by a new one of
+// the same name, and another directory renamed into the new one. The old
+// object's DELETE must not come after the new one is made: it would remove it.
+TEST(PollSourceTest, ADirectoryRemadeUnderARenamedParentAndFilledByARenameReplaysExactly) {
+  TempDir t;
+  const std::string root = t / "tree";
+  MakeDirs(root + "/a/child/old");
+  MakeDirs(root + "/d0/inner");
+  WriteFile(root + "/a/child/old/f", "x");
+  const std::set<std::string> initial = RealTree(root);
+  SourceWatcher w = PollWatcher(root, "300ms");
+  ASSERT_TRUE(w.Start().ok());
+  EXPECT_TRUE(w.CollectQuiet(500ms).empty());
+  Rename(root + "/a", root + "/n125");
+  MakeDirs(root + "/n125/made");  // made while the old one still holds its inode: a new object
+  RemoveTree(root + "/n125/child");
+  Rename(root + "/n125/made", root + "/n125/child");
+  Rename(root + "/d0", root + "/n125/child/n160");
+  const std::set<std::string> final_tree = RealTree(root);
+  const std::vector<Event> events = w.CollectQuiet(900ms);
+  EXPECT_EQ(Replay(initial, events), final_tree)
+      << TreeDifferences(final_tree, Replay(initial, events));
+}
+
 TEST(PollSourceTest, PassLongerThanTheIntervalIsReportedAsOverflow) {
   TempDir t;
   MakeDirs(t / "many");

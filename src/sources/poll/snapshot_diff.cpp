@@ -96,6 +96,10 @@ void DiffSnapshots(const Snapshot& before, const Snapshot& after, int64_t ts_ns,
     view.Place(node_of(i), node_of(after.at(i).parent));
     emit(kind::kCreate | DirFlag(after.at(i)), 0, std::string(after.RootOf(i)), after.Path(i));
   };
+  // (new parent, name) of the renames, and of the directories created for them to land in:
+  // an old object gone from such a name was replaced there, and is not deleted after them
+  // (its DELETE would hit what now holds its name).
+  std::set<std::pair<uint32_t, std::string_view>> moved_onto;
   // A new object's not-yet-created ancestors, outermost first.
   auto create_ancestors = [&](uint32_t i) {
     std::vector<uint32_t> missing;
@@ -103,7 +107,10 @@ void DiffSnapshots(const Snapshot& before, const Snapshot& after, int64_t ts_ns,
          p = after.at(p).parent) {
       missing.push_back(p);
     }
-    for (auto it = missing.rbegin(); it != missing.rend(); ++it) create(*it);
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+      moved_onto.emplace(after.at(*it).parent, after.name(*it));
+      create(*it);
+    }
   };
 
   // Renames, shallowest new place first.
@@ -118,7 +125,6 @@ void DiffSnapshots(const Snapshot& before, const Snapshot& after, int64_t ts_ns,
   std::stable_sort(moved.begin(), moved.end(),
                    [&](uint32_t a, uint32_t b) { return after.Depth(a) < after.Depth(b); });
   std::vector<bool> is_moved(n_new, false);
-  std::set<std::pair<uint32_t, std::string_view>> moved_onto;  // (new parent, name) of renames
   for (uint32_t i : moved) {
     is_moved[i] = true;
     moved_onto.emplace(after.at(i).parent, after.name(i));
@@ -132,7 +138,7 @@ void DiffSnapshots(const Snapshot& before, const Snapshot& after, int64_t ts_ns,
     emit(kind::kMovedTo | flag, cookie, std::string(after.RootOf(i)), view.Path(j));
   }
 
-  // Deletions, deepest first, but not of a name a rename took over.
+  // Deletions, deepest first, but not of a name a rename (or a directory made for one) took over.
   std::vector<uint32_t> gone;
   for (uint32_t j = 0; j < n_old; ++j) {
     if (new_of[j] == kNoParent) gone.push_back(j);
