@@ -2,7 +2,7 @@
 #   make run DIR=/path/to/watch   install what is missing, build, watch DIR recursively with the store
 #   make test                     install what is missing, build, run every test (also under ASan+UBSan,
 #                                 the benchmarks' smoke runs and the long stress runs aside) and every
-#                                 fuzzer for FUZZ_SECONDS each (10 in CI, else 20); in CI (CI=true) the
+#                                 fuzzer for FUZZ_SECONDS each (6 in CI, else 20); in CI (CI=true) the
 #                                 release build runs only the stress and smoke runs (label "release")
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -13,7 +13,7 @@ CMAKE_ARGS ?=
 # In CI, line tables only: stack traces keep file:line, and the three builds fit on a small disk.
 DEBUG_ARGS := $(if $(CI),-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG",)
 # Fuzzing stays short in CI; `make fuzz` (or FUZZ_SECONDS=N) fuzzes longer.
-FUZZ_SECONDS ?= $(if $(CI),10,20)
+FUZZ_SECONDS ?= $(if $(CI),6,20)
 PREFIX     ?= /usr/local
 
 .PHONY: deps build build-asan build-release-suite run test test-release test-asan fuzz bench install clean
@@ -53,7 +53,7 @@ test-asan: build-asan
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j2
 
 fuzz: deps
-	bash scripts/run-fuzzers.sh $(FUZZ_SECONDS)
+	FUZZ_DEBUG=$(if $(CI),-g1,-g) bash scripts/run-fuzzers.sh $(FUZZ_SECONDS)
 
 test: test-release test-asan fuzz
 

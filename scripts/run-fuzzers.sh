@@ -5,7 +5,8 @@
 #
 #   scripts/run-fuzzers.sh [SECONDS]     # SECONDS per fuzzer: argument, else $FUZZ_SECONDS, else 20
 #
-# Environment: FUZZ_BUILD (build directory, default build-fuzz), FUZZ_ONLY (space-separated
+# Environment: FUZZ_BUILD (build directory, default build-fuzz), FUZZ_DEBUG (the debug
+# information of that build: -g, the default, or -g1 for line tables only), FUZZ_ONLY (space-separated
 # fuzzer names to run, default all). Each fuzzer starts from its seed corpus
 # fuzz/corpus/<fuzzer>/ (never written to) plus what earlier runs found
 # ($FUZZ_BUILD/fuzz-work/<fuzzer>/), with fuzz/<fuzzer>.dict when present. A crashing input
@@ -31,7 +32,9 @@ for tool in clang-14 clang++-14 cmake ninja; do
 done
 
 echo "== building fuzzers in $build"
+debug="${FUZZ_DEBUG:--g}"
 CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 $debug -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 $debug -DNDEBUG" \
   -DFATHOM_BUILD_FUZZERS=ON -DFATHOM_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" --target fathom_fuzzers
 
