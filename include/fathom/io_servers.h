@@ -6,11 +6,11 @@
 // mdt.*.job_stats, obdfilter.*.stats and mdt.*.md_stats by default, and whatever else is
 // asked: brw_stats (each row of each block becomes two counters of requests, "read BLOCK
 // BUCKET" and "write BLOCK BUCKET"), exports.*.stats (a target per export), any lprocfs stats
-// (every text generation the readers of src/lustre/stats_text.h know), and on a machine with local devices or NFS mounts
-// /proc/diskstats and /proc/self/mountstats; it keeps what grew since the previous read, per
-// target, job and counter. A counter that went down was reset (cleared, or the job purged and
-// seen again): its growth is its new value. Problems (a line that cannot be read, lctl
-// missing or failing) are reported with the read and never stop the others.
+// (every text generation the readers of src/lustre/stats_text.h know), and on a machine with local
+// devices or NFS mounts /proc/diskstats and /proc/self/mountstats; it keeps what grew since the
+// previous read, per target, job and counter. A counter that went down was reset (cleared, or the
+// job purged and seen again): its growth is its new value. Problems (a line that cannot be read,
+// lctl missing or failing) are reported with the read and never stop the others.
 //
 // The samples file is SQLite (WAL; one writer): one row per (time, target, job, counter).
 //
@@ -21,7 +21,8 @@
 //     it carried at least 0.6 times their mean volume; and/or
 //   - by a robust z-score of its service time per MiB among its peers (median and MAD,
 //     z = 0.6745 (x - median) / MAD) above 3.5, when that time is also at least 3 times the
-//     median (a difference that matters, not only one the statistics can tell).
+//     median and 10 ms per MiB above it (a difference that matters, not only one the
+//     statistics can tell: a few milliseconds of jitter on fast targets is not a slow one).
 // Peers are the targets of the same kind (OSTs, MDTs, devices) that worked in the window,
 // within one job (per job) and across jobs (totals). A flagged target's duration (its first to
 // its last slow interval) is put in Beacon's buckets: up to 1 h, 4 h, 12 h, 96 h, longer.
@@ -96,8 +97,9 @@ struct AnomalyOptions {
   double beacon_bandwidth_fraction = 0.5;  // of the peers' mean peak
   double beacon_volume_fraction = 0.6;     // of the peers' mean volume
   double z_threshold = 3.5;
-  double min_ratio = 3;          // of the peers' median service time, for the z-score rule
-  uint64_t min_bytes = 1 << 20;  // targets that moved less are not compared
+  double min_ratio = 3;  // of the peers' median service time, for the z-score rule
+  double min_excess_usecs_per_mib = 10000;  // over that median, for the z-score rule
+  uint64_t min_bytes = 1 << 20;             // targets that moved less are not compared
 };
 
 struct Anomaly {

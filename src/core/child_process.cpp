@@ -4,8 +4,8 @@
 #include "core/child_process.h"
 
 #include <fcntl.h>
-#include <linux/close_range.h>
 #include <grp.h>
+#include <linux/close_range.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -40,7 +40,8 @@ std::string Resolved(const std::string& program, const std::vector<std::string>&
     const std::string dir = end == at ? "." : path.substr(at, end - at);
     const std::string candidate = dir + "/" + program;
     struct stat st {};
-    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0) {
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        access(candidate.c_str(), X_OK) == 0) {
       return candidate;
     }
     at = end + 1;
@@ -48,7 +49,7 @@ std::string Resolved(const std::string& program, const std::vector<std::string>&
   return "";
 }
 
-// Reads what `out` has into `output`; closes it at its end.
+// Reads what `out` (non-blocking) has now into `output`; closes it at its end.
 void Collect(UniqueFd& out, std::string* output) {
   char buf[65536];
   for (;;) {
@@ -65,15 +66,16 @@ void Collect(UniqueFd& out, std::string* output) {
 
 // Feeds `input` to `in` (non-blocking), collects `out` into `output`, and waits for the
 // child's pidfd until the deadline. Returns true when the deadline passed first.
-bool FeedAndWait(int pidfd, UniqueFd& in, std::string_view input, UniqueFd& out, std::string* output,
-                 int64_t timeout_ns) {
+bool FeedAndWait(int pidfd, UniqueFd& in, std::string_view input, UniqueFd& out,
+                 std::string* output, int64_t timeout_ns) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(timeout_ns);
   size_t done = 0;
   if (in.valid() && input.empty()) in.reset();
   for (;;) {
     int wait_ms = 60'000;
     if (timeout_ns > 0) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return true;
       wait_ms = static_cast<int>(std::min<int64_t>(left.count() + 1, wait_ms));
     }
@@ -84,17 +86,15 @@ bool FeedAndWait(int pidfd, UniqueFd& in, std::string_view input, UniqueFd& out,
     if (rc <= 0) continue;
     if (out.valid() && p[2].revents != 0) Collect(out, output);
     if (p[0].revents != 0) {
-      if (out.valid()) {  // the rest the child wrote before it ended
-        fcntl(out.get(), F_SETFL, fcntl(out.get(), F_GETFL) | O_NONBLOCK);
-        Collect(out, output);
-      }
+      if (out.valid()) Collect(out, output);  // the rest the child wrote before it ended
       return false;
     }
     if (in.valid() && p[1].revents != 0) {
       // A command that stops reading early is not an error here: its exit status says.
       const ssize_t w = write(in.get(), input.data() + done, input.size() - done);
       if (w > 0) done += static_cast<size_t>(w);
-      if ((w < 0 && errno != EAGAIN && errno != EINTR) || done == input.size() || (p[1].revents & POLLERR) != 0) {
+      if ((w < 0 && errno != EAGAIN && errno != EINTR) || done == input.size() ||
+          (p[1].revents & POLLERR) != 0) {
         in.reset();
       }
     }
@@ -134,10 +134,12 @@ __attribute__((no_sanitize("address", "undefined"))) int ChildMain(void* arg) {
   }
   dup2(p->stdin_fd, STDIN_FILENO);
   dup2(p->stdout_fd >= 0 ? p->stdout_fd : STDERR_FILENO, STDOUT_FILENO);
-  syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);  // nothing but 0, 1 and 2 reaches the program
+  syscall(SYS_close_range, 3, ~0U,
+          CLOSE_RANGE_CLOEXEC);  // nothing but 0, 1 and 2 reaches the program
   if (const ChildCredentials* c = p->credentials) {
     if (syscall(SYS_setgroups, c->groups.size(), c->groups.data()) != 0 ||
-        syscall(SYS_setresgid, c->gid, c->gid, c->gid) != 0 || syscall(SYS_setresuid, c->uid, c->uid, c->uid) != 0) {
+        syscall(SYS_setresgid, c->gid, c->gid, c->gid) != 0 ||
+        syscall(SYS_setresuid, c->uid, c->uid, c->uid) != 0) {
       p->err = errno;
       _exit(127);
     }
@@ -153,12 +155,14 @@ __attribute__((no_sanitize("address", "undefined"))) int ChildMain(void* arg) {
 // child's program runs or the child gave up (plan.err).
 Result<pid_t> StartChild(ChildPlan& plan, const std::string& what) {
   constexpr size_t kStack = 64 * 1024;
-  void* stack = mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  void* stack =
+      mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) return Status::FromErrno(errno, what);
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &plan.mask);
-  const pid_t pid = clone(ChildMain, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
+  const pid_t pid =
+      clone(ChildMain, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
   const int clone_errno = errno;
   pthread_sigmask(SIG_SETMASK, &plan.mask, nullptr);
   munmap(stack, kStack);
@@ -206,6 +210,8 @@ Result<ChildExit> RunChild(const ChildSpec& spec) {
   if (spec.output != nullptr && pipe2(out, O_CLOEXEC) != 0) return Status::FromErrno(errno, what);
   UniqueFd out_read(out[0]);
   UniqueFd out_write(out[1]);
+  // Read as it comes, never waiting on it: input and the deadline are served meanwhile.
+  if (out_read.valid()) fcntl(out_read.get(), F_SETFL, fcntl(out_read.get(), F_GETFL) | O_NONBLOCK);
   UniqueFd null_fd(open("/dev/null", O_RDONLY | O_CLOEXEC));
   ChildPlan plan;
   plan.program = program.c_str();
@@ -225,12 +231,13 @@ Result<ChildExit> RunChild(const ChildSpec& spec) {
     exit.start_errno = plan.err;
   }
   if (exit.started) {
-    if (in_write.valid()) fcntl(in_write.get(), F_SETFL, fcntl(in_write.get(), F_GETFL) | O_NONBLOCK);
+    if (in_write.valid())
+      fcntl(in_write.get(), F_SETFL, fcntl(in_write.get(), F_GETFL) | O_NONBLOCK);
     // Writing to a child that exited must not kill this process.
     if (spec.input) signal(SIGPIPE, SIG_IGN);
     UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
-    if (pidfd.valid() &&
-        FeedAndWait(pidfd.get(), in_write, spec.input.value_or(""), out_read, spec.output, spec.timeout_ns)) {
+    if (pidfd.valid() && FeedAndWait(pidfd.get(), in_write, spec.input.value_or(""), out_read,
+                                     spec.output, spec.timeout_ns)) {
       exit.timed_out = true;
       kill(spec.own_process_group ? -pid : pid, SIGKILL);
     }

@@ -82,8 +82,9 @@ void Compare(const std::string& job, const std::vector<Figures>& peers,
         f.peak_bw < options.beacon_bandwidth_fraction * others_peak &&
         static_cast<double>(f.work->bytes) >= options.beacon_volume_fraction * others_bytes;
     const double z = mad > 0 ? 0.6745 * (f.usecs_per_mib - median) / mad : 0;
-    const bool robust =
-        mad > 0 && z > options.z_threshold && f.usecs_per_mib >= options.min_ratio * median;
+    const bool robust = mad > 0 && z > options.z_threshold &&
+                        f.usecs_per_mib >= options.min_ratio * median &&
+                        f.usecs_per_mib - median >= options.min_excess_usecs_per_mib;
     if (!beacon && !robust) continue;
     Anomaly a;
     a.target = *f.target;

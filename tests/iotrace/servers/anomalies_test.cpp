@@ -70,6 +70,14 @@ TEST(Anomalies, ASlowTargetThatCarriedLittleIsNotABeaconAnomaly) {
   EXPECT_TRUE(FindAnomalies(s, {}).empty());
 }
 
+TEST(Anomalies, JitterOfAFewMillisecondsOnFastTargetsIsNotASlowTarget) {
+  std::vector<ServerSample> s;
+  for (int ost = 0; ost < 4; ++ost)
+    Work(s, "fs-OST000" + std::to_string(ost), "", 0, 10, 100, 940 + ost);
+  Work(s, "fs-OST0004", "", 0, 10, 100, 3100);  // 3.3 times the median, 2.2 ms per MiB more
+  EXPECT_TRUE(FindAnomalies(s, {}).empty());
+}
+
 TEST(Anomalies, ServiceTimeAloneFlagsByZScoreOnlyWhenItIsThreeTimesTheMedian) {
   std::vector<ServerSample> s;
   for (int ost = 0; ost < 5; ++ost)
@@ -77,7 +85,7 @@ TEST(Anomalies, ServiceTimeAloneFlagsByZScoreOnlyWhenItIsThreeTimesTheMedian) {
   Work(s, "fs-OST0005", "", 0, 10, 100,
        2500);  // 2.5 times the median: statistically odd, not material
   EXPECT_TRUE(FindAnomalies(s, {}).empty());
-  Work(s, "fs-OST0006", "", 0, 10, 100, 9000);
+  Work(s, "fs-OST0006", "", 0, 10, 100, 15000);
   const auto found = FindAnomalies(s, {});
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].target, "fs-OST0006");

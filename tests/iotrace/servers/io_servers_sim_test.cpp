@@ -36,7 +36,7 @@ class IoServersSimTest : public SimMountTest {
   std::string File(int ost) const { return mount() + "/f" + std::to_string(ost); }
   std::string Samples() const { return state() + "/../samples.db"; }
 
-  // Samples while four threads each write 1 MiB in 64 KiB pieces, one every 40 ms, to the
+  // Samples while four threads each write 2 MiB in 64 KiB pieces, one every 30 ms, to the
   // file on their OST; returns `fathom io anomalies --json` (with `extra` options).
   nlohmann::json Run(const std::vector<std::string>& extra = {}) {
     Subprocess sampler({FATHOM_BINARY, "io", "servers", "--interval", "250ms", "--lctl",
@@ -48,9 +48,9 @@ class IoServersSimTest : public SimMountTest {
         const int fd = open(File(ost).c_str(), O_WRONLY | O_CLOEXEC);
         ASSERT_GE(fd, 0);
         const std::string piece(64 * 1024, 'x');
-        for (int i = 0; i < 16; ++i) {
+        for (int i = 0; i < 32; ++i) {
           ASSERT_EQ(pwrite(fd, piece.data(), piece.size(), static_cast<off_t>(i) * 65536), 65536);
-          std::this_thread::sleep_for(40ms);
+          std::this_thread::sleep_for(30ms);
         }
         close(fd);
       });
@@ -92,7 +92,7 @@ TEST_F(IoServersSimTest, TheThrottledOstIsTheOneFlaggedAndAlerted) {
   std::set<std::string> jobs;
   for (const auto& a : found) {
     EXPECT_EQ(a["target"], "testfs-OST0002") << a.dump();
-    EXPECT_EQ(a["bytes"], 1 << 20);
+    EXPECT_EQ(a["bytes"], 2 << 20);
     EXPECT_EQ(a["peers"], 4);
     EXPECT_EQ(a["duration"], "1h");
     EXPECT_GT(a["usecs_per_mib"].get<double>(), 16 * 120000.0);
@@ -107,20 +107,20 @@ TEST_F(IoServersSimTest, TheThrottledOstIsTheOneFlaggedAndAlerted) {
   EXPECT_NE(alerts[0].find(" raised io-anomaly: testfs-OST0002 (testfs-OST0002: "),
             std::string::npos)
       << alerts[0];
-  const std::map<std::string, uint64_t> expected = {{"testfs-OST0000", 1 << 20},
-                                                    {"testfs-OST0001", 1 << 20},
-                                                    {"testfs-OST0002", 1 << 20},
-                                                    {"testfs-OST0003", 1 << 20}};
+  const std::map<std::string, uint64_t> expected = {{"testfs-OST0000", 2 << 20},
+                                                    {"testfs-OST0001", 2 << 20},
+                                                    {"testfs-OST0002", 2 << 20},
+                                                    {"testfs-OST0003", 2 << 20}};
   EXPECT_EQ(WrittenPerOst(), expected);
 }
 
 TEST_F(IoServersSimTest, EqualOstsAreQuiet) {
   const nlohmann::json found = Run();
   EXPECT_TRUE(found.empty()) << found.dump();
-  const std::map<std::string, uint64_t> expected = {{"testfs-OST0000", 1 << 20},
-                                                    {"testfs-OST0001", 1 << 20},
-                                                    {"testfs-OST0002", 1 << 20},
-                                                    {"testfs-OST0003", 1 << 20}};
+  const std::map<std::string, uint64_t> expected = {{"testfs-OST0000", 2 << 20},
+                                                    {"testfs-OST0001", 2 << 20},
+                                                    {"testfs-OST0002", 2 << 20},
+                                                    {"testfs-OST0003", 2 << 20}};
   EXPECT_EQ(WrittenPerOst(), expected);
 }
 
