@@ -76,7 +76,9 @@ int Servers(const ServersArgs& args) {
       return 1;
     }
     rows += read.samples.size();
-    if (args.count != 0 && ++reads > args.count) break;  // the first read is the baseline
+    if (reads++ == 0)
+      spdlog::info("io servers: baseline read; sampling every {} into {}", args.interval, args.out);
+    if (args.count != 0 && reads > args.count) break;  // the first read is the baseline
     next += std::chrono::nanoseconds(*interval);
     std::unique_lock lock(mu);
     if (stop_cv.wait_until(lock, next, [&] { return stop; })) break;

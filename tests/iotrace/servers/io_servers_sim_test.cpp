@@ -41,7 +41,10 @@ class IoServersSimTest : public SimMountTest {
   nlohmann::json Run(const std::vector<std::string>& extra = {}) {
     Subprocess sampler({FATHOM_BINARY, "io", "servers", "--interval", "250ms", "--lctl",
                         LctlBinary(), "--diskstats", "", "--mountstats", "", "--out", Samples()});
-    std::this_thread::sleep_for(600ms);  // the baseline and one quiet interval
+    if (!sampler.WaitForStderr("baseline read", 60s)) {
+      ADD_FAILURE() << "the sampler never read its baseline: " << sampler.stderr_text();
+      return nlohmann::json::object({{"error", "no baseline"}});
+    }
     std::vector<std::thread> writers;
     for (int ost = 0; ost < 4; ++ost) {
       writers.emplace_back([this, ost] {
@@ -56,7 +59,11 @@ class IoServersSimTest : public SimMountTest {
       });
     }
     for (auto& w : writers) w.join();
-    std::this_thread::sleep_for(600ms);  // the last writes' interval is read
+    // Until the samples hold every byte written (a read after the last write).
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    while (WrittenPerOst() != Expected() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(100ms);
+    }
     sampler.Signal(SIGTERM);
     EXPECT_EQ(sampler.Wait(), 0) << sampler.stderr_text();
     std::vector<std::string> anomalies = {FATHOM_BINARY, "io",      "anomalies",
@@ -65,6 +72,14 @@ class IoServersSimTest : public SimMountTest {
     RunResult r = testing::Run(anomalies);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return nlohmann::json::parse(r.out);
+  }
+
+  // What each OST was given: 2 MiB.
+  static std::map<std::string, uint64_t> Expected() {
+    return {{"testfs-OST0000", 2 << 20},
+            {"testfs-OST0001", 2 << 20},
+            {"testfs-OST0002", 2 << 20},
+            {"testfs-OST0003", 2 << 20}};
   }
 
   // Bytes written per OST in the samples' totals.
@@ -107,21 +122,13 @@ TEST_F(IoServersSimTest, TheThrottledOstIsTheOneFlaggedAndAlerted) {
   EXPECT_NE(alerts[0].find(" raised io-anomaly: testfs-OST0002 (testfs-OST0002: "),
             std::string::npos)
       << alerts[0];
-  const std::map<std::string, uint64_t> expected = {{"testfs-OST0000", 2 << 20},
-                                                    {"testfs-OST0001", 2 << 20},
-                                                    {"testfs-OST0002", 2 << 20},
-                                                    {"testfs-OST0003", 2 << 20}};
-  EXPECT_EQ(WrittenPerOst(), expected);
+  EXPECT_EQ(WrittenPerOst(), Expected());
 }
 
 TEST_F(IoServersSimTest, EqualOstsAreQuiet) {
   const nlohmann::json found = Run();
   EXPECT_TRUE(found.empty()) << found.dump();
-  const std::map<std::string, uint64_t> expected = {{"testfs-OST0000", 2 << 20},
-                                                    {"testfs-OST0001", 2 << 20},
-                                                    {"testfs-OST0002", 2 << 20},
-                                                    {"testfs-OST0003", 2 << 20}};
-  EXPECT_EQ(WrittenPerOst(), expected);
+  EXPECT_EQ(WrittenPerOst(), Expected());
 }
 
 }  // namespace
