@@ -109,7 +109,7 @@ TEST_F(ServerSamplerTest, BrwStatsRowsBecomeCountersAndLocalFilesAreRead) {
   EXPECT_EQ(second.at(K("disk:sda", "", "read")), V(2, 4000));
 }
 
-TEST_F(ServerSamplerTest, AMissingLctlIsAProblemThatSaysWhatToDo) {
+TEST_F(ServerSamplerTest, AMissingLctlIsAProblemThatNamesTheWayOut) {
   SamplerOptions options;
   options.lctl = t_ / "no-lctl";
   options.diskstats = "";
