@@ -12,27 +12,23 @@
 #include <string>
 
 #include "fathom/iotrace.h"
+#include "framed_input.h"
 #include "iotrace/job_format.h"
 
 namespace {
 
-[[noreturn]] void Violated(const char* what) {
-  std::fprintf(stderr, "property violated: %s\n", what);
-  std::abort();
-}
+using fathom::fuzz::Violated;
 
 std::string Framed(const uint8_t* data, size_t size) {
   namespace f = fathom::iotrace::format;
   namespace jf = fathom::iotrace::jobformat;
-  std::string bytes(jf::kFileHeaderSize + jf::kFrameHeaderSize + size, '\0');
-  auto* p = reinterpret_cast<uint8_t*>(bytes.data());
+  std::string header(jf::kFileHeaderSize, '\0');
+  auto* p = reinterpret_cast<uint8_t*>(header.data());
   std::copy(jf::kFileMagic, jf::kFileMagic + sizeof(jf::kFileMagic), p);
   f::PutU32(p + 8, jf::kVersion);
-  f::PutU32(p + jf::kFileHeaderSize, jf::kFrameMagic);
-  f::PutU32(p + jf::kFileHeaderSize + 4, static_cast<uint32_t>(size));
-  f::PutU32(p + jf::kFileHeaderSize + 8, f::Crc32(data, size));
-  if (size > 0) std::copy(data, data + size, p + jf::kFileHeaderSize + jf::kFrameHeaderSize);
-  return bytes;
+  static_assert(jf::kFrameHeaderSize == f::kFrameHeaderSize,
+                "a job file's frames are laid out as a trace's");
+  return fathom::fuzz::OneFrame(std::move(header), jf::kFrameMagic, data, size);
 }
 
 }  // namespace

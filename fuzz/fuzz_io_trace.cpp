@@ -12,33 +12,27 @@
 #include <string>
 
 #include "fathom/iotrace.h"
+#include "framed_input.h"
 #include "iotrace/trace_format.h"
 
 namespace {
 
-[[noreturn]] void Violated(const char* what) {
-  std::fprintf(stderr, "property violated: %s\n", what);
-  std::abort();
-}
+using fathom::fuzz::Violated;
 
 std::string Framed(const uint8_t* data, size_t size) {
   namespace f = fathom::iotrace::format;
-  std::string bytes(f::kFileHeaderSize + f::kFrameHeaderSize + size, '\0');
-  auto* p = reinterpret_cast<uint8_t*>(bytes.data());
-  f::PutFileHeader(p);
-  f::PutU32(p + f::kFileHeaderSize, f::kFrameMagic);
-  f::PutU32(p + f::kFileHeaderSize + 4, static_cast<uint32_t>(size));
-  f::PutU32(p + f::kFileHeaderSize + 8, f::Crc32(data, size));
-  if (size > 0) std::copy(data, data + size, p + f::kFileHeaderSize + f::kFrameHeaderSize);
-  return bytes;
+  std::string header(f::kFileHeaderSize, '\0');
+  f::PutFileHeader(reinterpret_cast<uint8_t*>(header.data()));
+  return fathom::fuzz::OneFrame(std::move(header), f::kFrameMagic, data, size);
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const std::string input = (data[0] & 1) != 0 ? Framed(data + 1, size - 1)
-                                               : std::string(reinterpret_cast<const char*>(data), size);
+  const std::string input = (data[0] & 1) != 0
+                                ? Framed(data + 1, size - 1)
+                                : std::string(reinterpret_cast<const char*>(data), size);
   auto trace = fathom::iotrace::DecodeTrace(input, "fuzz.fio");
   if (!trace.ok()) return 0;
   for (const auto& r : trace->runs) {

@@ -7,16 +7,13 @@
 #include <string_view>
 #include <vector>
 
+#include "framed_input.h"
 #include "lustre/stats_text.h"
 
 namespace fathom::fuzz {
 
-[[noreturn]] inline void Violated(const char* what) {
-  std::fprintf(stderr, "property violated: %s\n", what);
-  std::abort();
-}
-
-inline void ProblemsNameLinesOf(std::string_view text, const std::vector<lustre::TextProblem>& problems) {
+inline void ProblemsNameLinesOf(std::string_view text,
+                                const std::vector<lustre::TextProblem>& problems) {
   size_t lines = 1;
   for (char c : text) lines += c == '\n' ? 1 : 0;
   for (const auto& p : problems) {
