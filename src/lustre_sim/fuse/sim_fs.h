@@ -119,8 +119,8 @@ class SimFs {
   void DelayIo(const OpenFile& file, off_t off, size_t size);
   // Counts a read or write of [off, off + size), begun at `start`, on its stripes' OSTs.
   void CountIo(const OpenFile& file, off_t off, size_t size, bool write, Clock::time_point start);
-  // One `op` on every OST of the file's stripes (setattr, punch, sync).
-  void CountOsts(const OpenFile& file, OstOp op, Clock::time_point start);
+  // One `op` for `job` on every OST of a layout's stripes (setattr, punch, sync).
+  void CountOsts(const Layout& layout, const std::string& job, OstOp op, Clock::time_point start);
   // The kStatsXattr request (control_xattr.h).
   int StatsControl(std::string_view value);
   // Logs the file's close (MTIME when written, then CLOSE) once. Lustre sends the close at

@@ -123,11 +123,10 @@ void SimFs::Setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_se
     CountMdt(caller.jobid, MdtOfNode(*node), MdtOp::kSetattr, start);
     // The OSTs of the file's stripes: a new size is a punch, other attributes a setattr.
     if (S_ISREG(node->type)) {
-      OpenFile stripes;
-      stripes.node = node;
-      stripes.caller = caller;
-      PlaceOpenFile(stripes);
-      CountOsts(stripes, (la_valid & kLaSize) ? OstOp::kPunch : OstOp::kSetattr, start);
+      auto layout = state_->GetLayout(node->fid);
+      if (layout.ok()) {
+        CountOsts(*layout, caller.jobid, (la_valid & kLaSize) ? OstOp::kPunch : OstOp::kSetattr, start);
+      }
     }
   }
   Getattr(req, ino, fi);
@@ -240,7 +239,7 @@ void SimFs::Fsync(fuse_req_t req, int datasync, fuse_file_info* fi) {
   auto* file = reinterpret_cast<OpenFile*>(fi->fh);
   const auto start = Clock::now();
   int rc = datasync ? fdatasync(file->fd.get()) : fsync(file->fd.get());
-  CountOsts(*file, OstOp::kSync, start);
+  if (file->layout) CountOsts(*file->layout, file->caller.jobid, OstOp::kSync, start);
   fuse_reply_err(req, rc == 0 ? 0 : errno);
 }
 

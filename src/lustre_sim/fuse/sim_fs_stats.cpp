@@ -89,11 +89,9 @@ void SimFs::CountIo(const OpenFile& file, off_t off, size_t size, bool write,
   });
 }
 
-void SimFs::CountOsts(const OpenFile& file, OstOp op, Clock::time_point start) {
-  if (!file.layout) return;
+void SimFs::CountOsts(const Layout& layout, const std::string& job, OstOp op, Clock::time_point start) {
   const uint64_t usecs = UsecsSince(start);
-  for (uint32_t ost : file.layout->osts)
-    stats_.AddOst(static_cast<int>(ost), file.caller.jobid, op, usecs);
+  for (uint32_t ost : layout.osts) stats_.AddOst(static_cast<int>(ost), job, op, usecs);
 }
 
 int SimFs::StatsControl(std::string_view value) {
