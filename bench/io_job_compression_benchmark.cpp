@@ -10,8 +10,10 @@
 //   stdio: --stdio-ops one-byte fwrite then as many fread (default 2,000,000 in all)
 //   small: --small-ops 64-byte write(2) then as many pread (default 200,000 in all)
 //   meta:  --meta-files files created, stat'ed and unlinked (default 5,000)
-//   n1:    mpi_modes n1 on --ranks ranks (default 4): segments of one shared file, MPI-IO
-//   nn:    mpi_modes nn on --ranks ranks: a file per rank
+//   n1:    mpi_modes n1 on --ranks ranks (default 4): segments of one shared file, MPI-IO;
+//          traced as `fathom io run -- mpirun ...` does (mpirun and its helpers too), then the
+//          ranks alone (as Beacon traces compute nodes) on R and on 4R ranks
+//   nn:    mpi_modes nn on --ranks ranks: a file per rank, traced with mpirun
 //
 // Usage: io_job_compression_benchmark [--quick] [--ranks R] [--dir DIR] [--stdio-ops N]
 //                                     [--small-ops N] [--meta-files N]
@@ -51,16 +53,19 @@ std::vector<io::Trace> ReadAll(const std::string& dir) {
   return traces;
 }
 
-// Runs `command` traced into `dir`; false if it failed.
+// Runs `command` traced into `dir` from its argument `traced_from` on (0: the whole command;
+// else what the launcher before it starts); false if it failed.
 bool Traced(const Config& c, const std::string& dir, bool compress,
-            const std::vector<std::string>& command) {
-  std::vector<std::string> argv = {"env",
-                                   "LD_PRELOAD=" + c.build + "/lib/fathom/libfathom-io.so",
-                                   "FATHOM_IO=1",
-                                   "FATHOM_IO_DIR=" + dir,
-                                   "FATHOM_JOB_ID=bench",
-                                   std::string("FATHOM_IO_COMPRESS=") + (compress ? "1" : "0")};
-  argv.insert(argv.end(), command.begin(), command.end());
+            const std::vector<std::string>& command, size_t traced_from) {
+  const std::vector<std::string> env = {"env",
+                                        "LD_PRELOAD=" + c.build + "/lib/fathom/libfathom-io.so",
+                                        "FATHOM_IO=1",
+                                        "FATHOM_IO_DIR=" + dir,
+                                        "FATHOM_JOB_ID=bench",
+                                        std::string("FATHOM_IO_COMPRESS=") + (compress ? "1" : "0")};
+  std::vector<std::string> argv(command.begin(), command.begin() + traced_from);
+  argv.insert(argv.end(), env.begin(), env.end());
+  argv.insert(argv.end(), command.begin() + traced_from, command.end());
   const fathom::bench::TimedRun run = fathom::bench::RunTimed(argv);
   return run.started && run.exit_code == 0;
 }
@@ -70,11 +75,12 @@ double Ratio(uint64_t a, uint64_t b) {
 }
 
 bool Run(const Config& c, const std::string& name, const std::vector<std::string>& command,
-         const std::string& scratch) {
+         const std::string& scratch, size_t traced_from = 0) {
   const std::string raw_dir = scratch + "/raw", first_dir = scratch + "/first";
   fs::remove_all(raw_dir);
   fs::remove_all(first_dir);
-  if (!Traced(c, raw_dir, false, command) || !Traced(c, first_dir, true, command)) {
+  if (!Traced(c, raw_dir, false, command, traced_from) ||
+      !Traced(c, first_dir, true, command, traced_from)) {
     std::printf("%-6s the workload failed\n", name.c_str());
     return false;
   }
@@ -91,7 +97,7 @@ bool Run(const Config& c, const std::string& name, const std::vector<std::string
   const bool same = back.ok() && back->size() == traces.size() && back_operations == f.operations;
   const auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf(
-      "%-6s %3llu processes %10llu ops | raw %11llu B (40 B/op %11llu B) | first %7llu runs %9llu "
+      "%-9s %3llu processes %10llu ops | raw %11llu B (40 B/op %11llu B) | first %7llu runs %9llu "
       "B "
       "%8.1fx (%.1fx of 40 B/op) | second %6llu groups (%llu a*rank+b) %8llu B %5.2fx | total "
       "%.1fx%s\n",
@@ -155,13 +161,18 @@ int main(int argc, char** argv) {
       Run(c, "meta", {workload, "meta", scratch + "/meta", std::to_string(c.meta_files)}, scratch);
   const std::string mpi_modes = c.build + "/tests/io-workloads/mpi_modes";
   if (fs::exists(mpi_modes) && fathom::bench::Installed("mpirun")) {
-    const std::vector<std::string> mpirun = {"mpirun", "--allow-run-as-root",   "--oversubscribe",
-                                             "-np",    std::to_string(c.ranks), mpi_modes};
-    std::vector<std::string> n1 = mpirun, nn = mpirun;
-    n1.insert(n1.end(), {"n1", scratch + "/shared.dat"});
-    nn.insert(nn.end(), {"nn", scratch + "/nn"});
-    ok &= Run(c, "N-1", n1, scratch);
-    ok &= Run(c, "N-N", nn, scratch);
+    auto mpirun = [&](int ranks, std::vector<std::string> args) {
+      std::vector<std::string> argv = {"mpirun", "--allow-run-as-root", "--oversubscribe",
+                                       "-np",    std::to_string(ranks),  mpi_modes};
+      argv.insert(argv.end(), args.begin(), args.end());
+      return argv;
+    };
+    const size_t ranks_only = 5;  // the environment goes before mpi_modes
+    const std::vector<std::string> n1 = {"n1", scratch + "/shared.dat"};
+    ok &= Run(c, "N-1", mpirun(c.ranks, n1), scratch);
+    ok &= Run(c, "N-N", mpirun(c.ranks, {"nn", scratch + "/nn"}), scratch);
+    ok &= Run(c, "N-1 ranks", mpirun(c.ranks, n1), scratch, ranks_only);
+    ok &= Run(c, "N-1 ranks", mpirun(4 * c.ranks, n1), scratch, ranks_only);
   } else {
     std::printf("no MPI rows: %s or mpirun is missing (build fathom_io_workloads)\n",
                 mpi_modes.c_str());

@@ -8,7 +8,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config ninja-build
-  libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libsqlite3-dev sqlite3
+  libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libsqlite3-dev sqlite3 libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev lld
   inotify-tools fswatch watchman python3-watchdog

@@ -5,6 +5,8 @@
 #include <map>
 #include <sstream>
 
+#include <zstd.h>
+
 #include "fathom/iotrace.h"
 #include "iotrace/job_format.h"
 
@@ -13,11 +15,6 @@ namespace {
 
 namespace f = format;
 namespace jf = jobformat;
-
-struct Frame {
-  size_t stream_start;  // where its payload starts in the stream
-  size_t file_start;    // and in the file
-};
 
 // Where each process's parts are, as the groups need them.
 struct ProcessParts {
@@ -28,8 +25,12 @@ struct ProcessParts {
 
 class Decoder {
  public:
-  Decoder(std::string_view stream, const std::string& name, std::vector<Frame> frames)
-      : in_(stream), name_(name), frames_(std::move(frames)) {}
+  Decoder(const std::string_view (&sections)[jf::kSections], const std::string& name)
+      : in_(sections[0]),
+        starts_(sections[1]),
+        durations_(sections[2]),
+        offsets_(sections[3]),
+        name_(name) {}
 
   Result<std::vector<Trace>> Decode() {
     uint64_t n_objects = 0, n_blobs = 0, n_processes = 0, n_groups = 0;
@@ -63,7 +64,12 @@ class Decoder {
       if (members_[g].empty() || !GroupRecord(members_[g]))
         return Fail("group " + std::to_string(g));
     }
-    if (in_.Left() != 0) return Fail("end (bytes after the last group)");
+    for (int k = 0; k < jf::kSections; ++k) {
+      if (Section(k).Left() != 0) {
+        bad_section_ = k;
+        return Fail("end (bytes after the last group)");
+      }
+    }
     // Starts were read as differences from the previous run of the process.
     for (Trace& t : traces_) {
       uint64_t previous = t.process.anchor_monotonic_ns;
@@ -82,14 +88,21 @@ class Decoder {
     uint32_t run;
   };
 
+  const jf::Reader& Section(int k) const {
+    const jf::Reader* sections[jf::kSections] = {&in_, &starts_, &durations_, &offsets_};
+    return *sections[k];
+  }
+
+  // `ok`, noting `section` as where the damage is when it is not.
+  bool In(int section, bool ok) {
+    if (!ok && bad_section_ < 0) bad_section_ = section;
+    return ok;
+  }
+
   Status Fail(const std::string& what) const {
-    const size_t at = in_.Offset();
-    size_t file_offset = at;
-    for (const Frame& frame : frames_) {
-      if (frame.stream_start <= at) file_offset = frame.file_start + (at - frame.stream_start);
-    }
-    return Status::Error("malformed " + what + " at offset " + std::to_string(file_offset) +
-                         " of the job file " + name_);
+    const int k = bad_section_ >= 0 ? bad_section_ : 0;
+    return Status::Error("malformed " + what + " at byte " + std::to_string(Section(k).Offset()) +
+                         " of the " + jf::kSectionNames[k] + " section of the job file " + name_);
   }
 
   const std::string* BlobAt(uint64_t& previous, bool& ok) {
@@ -216,7 +229,7 @@ class Decoder {
       if (first >= n_groups_ || length >= n_groups_ - first) return false;
       // Each member of a group has at least a byte of its own: more runs than bytes left is damage.
       members_total_ += length + 1;
-      if (members_total_ > in_.Left()) return false;
+      if (!In(1, members_total_ <= starts_.Left())) return false;
       for (uint64_t g = first; g <= first + length; ++g) {
         if (holder_[g] == process) return false;  // a group holds one run of a process
         holder_[g] = process;
@@ -288,30 +301,34 @@ class Decoder {
         r.offset = static_cast<int64_t>(static_cast<uint64_t>(a) * rank + static_cast<uint64_t>(b));
       } else if (offsets) {
         int64_t delta = 0;
-        if (!in_.S(delta)) return false;
+        if (!In(3, offsets_.S(delta))) return false;
         previous_offset += static_cast<uint64_t>(delta);
         r.offset = static_cast<int64_t>(previous_offset);
       }
       int64_t start = 0;
       uint64_t span = 0;
-      if (!in_.S(start)) return false;
+      if (!In(1, starts_.S(start))) return false;
       previous_start += static_cast<uint64_t>(start);
       r.t_first = previous_start;  // made absolute when every group is read
-      if ((flags & jf::kSpanZero) == 0 && !in_.U(span)) return false;
-      if (span < r.count - 1)
-        return false;  // one thread starts at most one operation per nanosecond
+      if ((flags & jf::kSpanZero) == 0 && !In(1, starts_.U(span))) return false;
+      // One thread starts at most one operation per nanosecond.
+      if (!In(1, span >= r.count - 1)) return false;
       r.t_last = span;
-      if (!in_.U(r.duration_sum)) return false;
+      if (!In(2, durations_.U(r.duration_sum))) return false;
       r.duration_min = r.duration_max = r.duration_sum;
-      if ((flags & jf::kFlat) == 0 && (!in_.U(r.duration_min) || !in_.U(r.duration_max)))
+      if ((flags & jf::kFlat) == 0 &&
+          !In(2, durations_.U(r.duration_min) && durations_.U(r.duration_max)))
         return false;
     }
     return true;
   }
 
-  jf::Reader in_;
+  jf::Reader in_;  // the main section
+  jf::Reader starts_;
+  jf::Reader durations_;
+  jf::Reader offsets_;
+  int bad_section_ = -1;  // where the first damage found is, when not in main
   const std::string& name_;
-  std::vector<Frame> frames_;
   uint64_t n_groups_ = 0;
   uint64_t members_total_ = 0;
   std::vector<uint64_t> holder_;  // the last process whose sequence holds each group
@@ -324,6 +341,47 @@ class Decoder {
   uint64_t previous_blobs_[4] = {};
   std::string previous_file_;
 };
+
+// The job file's stream, out of the one Zstandard frame its frames' payloads make.
+Result<std::string> Decompressed(const std::string& compressed, const std::string& name) {
+  const unsigned long long size = ZSTD_getFrameContentSize(compressed.data(), compressed.size());
+  if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
+      ZSTD_findFrameCompressedSize(compressed.data(), compressed.size()) != compressed.size()) {
+    return Status::Error("the frames of the job file " + name +
+                         " do not hold one Zstandard frame with its size (damaged)");
+  }
+  if (size > jf::kMaxExpansion * compressed.size() + jf::kStreamSlack) {
+    return Status::Error("the stream of the job file " + name + " claims " + std::to_string(size) +
+                         " bytes, more than its " + std::to_string(compressed.size()) +
+                         " compressed bytes can hold (damaged)");
+  }
+  std::string stream(size, '\0');
+  const size_t n = ZSTD_decompress(stream.data(), stream.size(), compressed.data(), compressed.size());
+  if (ZSTD_isError(n) != 0 || n != size) {
+    return Status::Error("the stream of the job file " + name + " does not decompress (" +
+                         (ZSTD_isError(n) != 0 ? ZSTD_getErrorName(n) : "shorter than it claims") +
+                         "; damaged)");
+  }
+  return stream;
+}
+
+// The stream's four sections; false when their lengths do not add up to the stream.
+bool Split(std::string_view stream, std::string_view (&sections)[jf::kSections]) {
+  jf::Reader r(stream);
+  uint64_t lengths[jf::kSections] = {};
+  uint64_t total = 0;
+  for (uint64_t& length : lengths) {
+    if (!r.U(length) || length > r.Left()) return false;
+    total += length;
+  }
+  if (total != r.Left()) return false;
+  size_t at = r.Offset();
+  for (int k = 0; k < jf::kSections; ++k) {
+    sections[k] = stream.substr(at, lengths[k]);
+    at += lengths[k];
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -339,8 +397,8 @@ Result<std::vector<Trace>> ExpandJob(std::string_view bytes, const std::string& 
     return Status::Error(name + " is a job file of format version " + std::to_string(version) +
                          ", not the one this fathom reads (" + std::to_string(jf::kVersion) + ")");
   }
-  std::string stream;
-  std::vector<Frame> frames;
+  std::string compressed;
+  size_t frames = 0;
   size_t at = jf::kFileHeaderSize;
   while (at < bytes.size()) {
     if (bytes.size() - at < jf::kFrameHeaderSize) {
@@ -361,13 +419,20 @@ Result<std::vector<Trace>> ExpandJob(std::string_view bytes, const std::string& 
       return Status::Error("the frame at offset " + std::to_string(at) + " of the job file " +
                            name + " fails its checksum (damaged)");
     }
-    frames.push_back({stream.size(), at + jf::kFrameHeaderSize});
-    stream.append(reinterpret_cast<const char*>(payload), length);
+    ++frames;
+    compressed.append(reinterpret_cast<const char*>(payload), length);
     at += jf::kFrameHeaderSize + length;
   }
-  if (frames.empty())
+  if (frames == 0)
     return Status::Error(name + " has no frame after its header at offset 16 (cut short)");
-  return Decoder(stream, name, std::move(frames)).Decode();
+  auto stream = Decompressed(compressed, name);
+  if (!stream.ok()) return stream.status();
+  std::string_view sections[jf::kSections];
+  if (!Split(*stream, sections)) {
+    return Status::Error("the stream of the job file " + name +
+                         " does not begin with the lengths of its four sections (damaged)");
+  }
+  return Decoder(sections, name).Decode();
 }
 
 Result<std::vector<Trace>> ReadJob(const std::string& path) {

@@ -2,7 +2,10 @@
 #include <algorithm>
 #include <compare>
 #include <map>
+#include <new>
 #include <tuple>
+
+#include <zstd.h>
 
 #include "fathom/iotrace.h"
 #include "iotrace/job_format.h"
@@ -65,24 +68,28 @@ class Encoder {
 
   CompressedJob Encode() {
     for (uint32_t p = 0; p < traces_.size(); ++p) Plan(p);
-    jf::Writer stream;
-    stream.U(objects_.size());
-    stream.U(blobs_.size());
-    stream.U(traces_.size());
-    stream.U(groups_.size());
+    jf::Writer& main = sections_[0];
+    main.U(objects_.size());
+    main.U(blobs_.size());
+    main.U(traces_.size());
+    main.U(groups_.size());
     std::string previous_path;
     for (const Object* o : objects_) {
-      stream.U(o->dev);
-      stream.U(o->ino);
-      stream.FrontCoded(o->path, previous_path);
+      main.U(o->dev);
+      main.U(o->ino);
+      main.FrontCoded(o->path, previous_path);
     }
-    for (const std::string* blob : blobs_) stream.Str(*blob);
-    WriteProcesses(stream);
+    for (const std::string* blob : blobs_) main.Str(*blob);
+    WriteProcesses(main);
     uint64_t linear = 0;
-    for (const Group& g : groups_) linear += WriteGroup(stream, g) ? 1 : 0;
+    for (const Group& g : groups_) linear += WriteGroup(g) ? 1 : 0;
+
+    jf::Writer stream;
+    for (jf::Writer& section : sections_) stream.U(section.out().size());
+    for (jf::Writer& section : sections_) stream.out() += section.out();
 
     CompressedJob job;
-    job.bytes = Framed(stream.out());
+    job.bytes = Framed(Compressed(stream.out()));
     CompressionFigures& fig = job.figures;
     fig.processes = traces_.size();
     for (const Trace& t : traces_) {
@@ -250,7 +257,11 @@ class Encoder {
   }
 
   // Writes a group; true when its offsets are a·rank + b over two members or more.
-  bool WriteGroup(jf::Writer& w, const Group& g) {
+  bool WriteGroup(const Group& g) {
+    jf::Writer& w = sections_[0];
+    jf::Writer& starts = sections_[1];
+    jf::Writer& durations = sections_[2];
+    jf::Writer& member_offsets = sections_[3];
     const Template& t = g.shape;
     std::vector<const Run*> runs;
     for (const Member& m : g.members) runs.push_back(&traces_[m.process].runs[m.run]);
@@ -286,17 +297,18 @@ class Encoder {
     for (size_t m = 0; m < runs.size(); ++m) {
       const Run& r = *runs[m];
       if (offsets && !linear) {
-        w.U(ZzDelta(static_cast<uint64_t>(r.offset), static_cast<uint64_t>(previous_offset)));
+        member_offsets.U(
+            ZzDelta(static_cast<uint64_t>(r.offset), static_cast<uint64_t>(previous_offset)));
         previous_offset = r.offset;
       }
       const uint64_t start = plans_[g.members[m].process].starts[g.members[m].run];
-      w.U(ZzDelta(start, previous_start));
+      starts.U(ZzDelta(start, previous_start));
       previous_start = start;
-      if (!span_zero) w.U(r.t_last - r.t_first);
-      w.U(r.duration_sum);
+      if (!span_zero) starts.U(r.t_last - r.t_first);
+      durations.U(r.duration_sum);
       if (!flat) {
-        w.U(r.duration_min);
-        w.U(r.duration_max);
+        durations.U(r.duration_min);
+        durations.U(r.duration_max);
       }
     }
     return linear && runs.size() >= 2;
@@ -331,6 +343,17 @@ class Encoder {
     return true;
   }
 
+  // The stream as one Zstandard frame that gives its content size.
+  static std::string Compressed(const std::string& stream) {
+    std::string out(ZSTD_compressBound(stream.size()), '\0');
+    const size_t n =
+        ZSTD_compress(out.data(), out.size(), stream.data(), stream.size(), jf::kZstdLevel);
+    // Compressing into a buffer of ZSTD_compressBound bytes cannot fail but for lack of memory.
+    if (ZSTD_isError(n) != 0) throw std::bad_alloc();
+    out.resize(n);
+    return out;
+  }
+
   static std::string Framed(const std::string& stream) {
     std::string file(jf::kFileHeaderSize, '\0');
     auto* header = reinterpret_cast<uint8_t*>(file.data());
@@ -353,6 +376,7 @@ class Encoder {
 
   const std::vector<Trace>& traces_;
   std::vector<ProcessPlan> plans_;
+  jf::Writer sections_[jf::kSections];  // main, starts, durations, offsets
   std::map<std::tuple<uint64_t, uint64_t, std::string, uint64_t>, uint32_t> object_ids_;
   std::vector<const Object*> objects_;
   std::map<std::string, uint64_t> blob_index_;

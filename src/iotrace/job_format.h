@@ -4,11 +4,17 @@
 //   file    = "FIOJOB\0\0" u32le(version) u32le(0) frame+
 //   frame   = u32le(kFrameMagic) u32le(payload length) u32le(CRC-32 of payload) payload
 //
-// The payloads, put end to end, are one stream (frames only bound what one checksum covers).
+// The payloads, put end to end, are one Zstandard frame (its content size given), which holds
+// the stream; frames only bound what one checksum covers. The stream is four sections, so that
+// values alike sit together: the group's shapes in one, the members' times, durations and
+// offsets each in their own.
+//
+//   stream  = len(main) len(starts) len(durations) len(offsets) main starts durations offsets
+//
 // Integers are LEB128 varints (trace_format.h's), "zz" ones zigzag-coded, "Δ" ones the
 // difference from the same field of the previous record of their kind (0 before the first):
 //
-//   stream  = n_objects n_blobs n_processes n_groups object* blob* process* group*
+//   main    = n_objects n_blobs n_processes n_groups object* blob* process* group*
 //   object  = dev ino prefix suffix          (path front-coded against the previous object)
 //   blob    = length bytes                   (a part of processes alike, stored once)
 //   process = flags pid(zzΔ) ppid(zz, from pid) anchor_realtime(zzΔ) anchor_monotonic(zzΔ)
@@ -18,9 +24,13 @@
 //             io_uring aio end_operations end_dropped frames bytes n_problems problem*
 //   group   = flags thread op target [aux when kAux] count-1 size [result(zz) unless
 //             kResultIsSize] [errno when kErrno] [stride(zz) when kOffsets]
-//             [a(zz) b(zz) when kLinear] member*
-//   member  = [offset(zzΔ) when kOffsets and not kLinear] start(zz) [span unless kSpanZero]
-//             duration_sum [duration_min duration_max unless kFlat]
+//             [a(zz) b(zz) when kLinear]
+//
+// and for each member of each group, in group order, then member order:
+//
+//   starts    += start(zz) [span unless kSpanZero]
+//   durations += duration_sum [duration_min duration_max unless kFlat]
+//   offsets   += [offset(zzΔ) when kOffsets and not kLinear]
 //
 // Blobs: identity = uid gid host job exe argc argv*; objects = n (local id, job id(zz), length-1)*:
 // ranges of consecutive ids on both sides, each id from the end of the previous range (job ids
@@ -30,10 +40,11 @@
 //
 // A group's members are the processes whose sequence holds it, in process order. Its offsets
 // are a·rank + b when kLinear (rank: the process's MPI rank, else its index), else each
-// member's own. A member's start is the difference of its run's start from the previous run
-// of its process (the first from anchor_monotonic), less the same difference of the group's
-// previous member (processes that do alike at the same pace cost a byte). A target (and an
-// aux) is a job object id, or 0 followed by the process's own id for one it has no object for.
+// member's own (Δ within the group). A member's start is the difference of its run's start from
+// the previous run of its process (the first from anchor_monotonic), less the same difference of
+// the group's previous member (processes that do alike at the same pace cost a byte). A target
+// (and an aux) is a job object id, or 0 followed by the process's own id for one it has no
+// object for.
 #pragma once
 
 #include <stddef.h>
@@ -47,11 +58,18 @@
 namespace fathom::iotrace::jobformat {
 
 inline constexpr char kFileMagic[8] = {'F', 'I', 'O', 'J', 'O', 'B', '\0', '\0'};
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;
 inline constexpr size_t kFileHeaderSize = 16;
 inline constexpr uint32_t kFrameMagic = 0x424a4f46;  // "FOJB" little-endian
 inline constexpr size_t kFrameHeaderSize = 12;
 inline constexpr uint32_t kMaxFramePayload = 1u << 20;
+inline constexpr int kZstdLevel = 12;
+// A stream longer than this many times its compressed size plus kStreamSlack is refused as
+// damage (a real job's stream compresses a few times; a forged size could ask for any memory).
+inline constexpr uint64_t kMaxExpansion = 1024;
+inline constexpr uint64_t kStreamSlack = 1u << 20;
+inline constexpr int kSections = 4;
+inline constexpr const char* kSectionNames[kSections] = {"main", "starts", "durations", "offsets"};
 
 // A process's flags.
 inline constexpr uint64_t kHasProcess = 1u << 0;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <zstd.h>
+
 #include "fathom/iotrace.h"
 #include "iotrace/job_format.h"
 #include "iotrace/same_traces.h"
@@ -197,14 +199,40 @@ std::string Message(const std::string& bytes) {
   return traces.ok() ? "ok" : traces.status().message();
 }
 
-TEST(JobFile, DamageIsAnErrorNamingTheFileAndTheOffset) {
+std::string Zstd(const std::string& bytes) {
+  std::string out(ZSTD_compressBound(bytes.size()), '\0');
+  out.resize(ZSTD_compress(out.data(), out.size(), bytes.data(), bytes.size(), 1));
+  return out;
+}
+
+// A job file's stream: its one frame's payload, decompressed.
+std::string Stream(const std::string& job) {
+  const std::string payload = job.substr(jobformat::kFileHeaderSize + jobformat::kFrameHeaderSize);
+  std::string out(ZSTD_getFrameContentSize(payload.data(), payload.size()), '\0');
+  out.resize(ZSTD_decompress(out.data(), out.size(), payload.data(), payload.size()));
+  return out;
+}
+
+// A job file of one frame, whose checksum holds, of `payload`.
+std::string OneFrameJob(const std::string& payload) {
+  std::string job = Job().substr(0, jobformat::kFileHeaderSize);
+  uint8_t frame[jobformat::kFrameHeaderSize];
+  format::PutU32(frame, jobformat::kFrameMagic);
+  format::PutU32(frame + 4, static_cast<uint32_t>(payload.size()));
+  format::PutU32(frame + 8,
+                 format::Crc32(reinterpret_cast<const uint8_t*>(payload.data()), payload.size()));
+  job.append(reinterpret_cast<const char*>(frame), sizeof(frame));
+  return job + payload;
+}
+
+TEST(JobFile, DamageIsAnErrorNamingTheFileAndWhere) {
   EXPECT_EQ(
       Message("FIOTRACE\1\0\0\0\0\0\0\0"),
       "bad.fiojob is not a fathom job file (no FIOJOB header); `fathom io compress` writes them");
   std::string newer = Job();
-  newer[8] = 2;
+  newer[8] = 3;
   EXPECT_EQ(Message(newer),
-            "bad.fiojob is a job file of format version 2, not the one this fathom reads (1)");
+            "bad.fiojob is a job file of format version 3, not the one this fathom reads (2)");
   EXPECT_EQ(Message(Job().substr(0, 16)),
             "bad.fiojob has no frame after its header at offset 16 (cut short)");
   EXPECT_EQ(Message(Job().substr(0, 20)),
@@ -220,17 +248,30 @@ TEST(JobFile, DamageIsAnErrorNamingTheFileAndTheOffset) {
   no_frame[16] = 'x';
   EXPECT_EQ(Message(no_frame), "no frame at offset 16 of the job file bad.fiojob (damaged)");
 
-  // A frame that checks, holding a stream cut inside its first object (1 object, then dev 5).
-  const std::string stream = {1, 0, 0, 0, 5};
-  std::string cut(job.substr(0, 16));
-  uint8_t frame[12];
-  format::PutU32(frame, jobformat::kFrameMagic);
-  format::PutU32(frame + 4, static_cast<uint32_t>(stream.size()));
-  format::PutU32(frame + 8,
-                 format::Crc32(reinterpret_cast<const uint8_t*>(stream.data()), stream.size()));
-  cut.append(reinterpret_cast<const char*>(frame), sizeof(frame));
-  cut += stream;
-  EXPECT_EQ(Message(cut), "malformed object at offset 33 of the job file bad.fiojob");
+  // Frames that check, holding: bytes that are not Zstandard's; a stream without its sections'
+  // lengths; a stream that claims far more than its compressed bytes can hold; a stream cut
+  // inside its first object (sections of 5, 0, 0, 0 bytes; 1 object, then dev 5).
+  EXPECT_EQ(Message(OneFrameJob("not zstd")),
+            "the frames of the job file bad.fiojob do not hold one Zstandard frame with its size "
+            "(damaged)");
+  EXPECT_EQ(Message(OneFrameJob(Zstd({9, 0, 0, 0}))),
+            "the stream of the job file bad.fiojob does not begin with the lengths of its four "
+            "sections (damaged)");
+  const std::string bomb = Zstd(std::string(4u << 20, '\0'));
+  EXPECT_EQ(Message(OneFrameJob(bomb)),
+            "the stream of the job file bad.fiojob claims 4194304 bytes, more than its " +
+                std::to_string(bomb.size()) + " compressed bytes can hold (damaged)");
+  EXPECT_EQ(Message(OneFrameJob(Zstd({5, 0, 0, 0, 1, 0, 0, 0, 5}))),
+            "malformed object at byte 5 of the main section of the job file bad.fiojob");
+
+  // Job()'s stream with its last group's members' durations gone: the durations section is
+  // where the damage is named.
+  const std::string stream = Stream(Job());
+  ASSERT_EQ(stream.substr(0, 4), std::string({stream[0], 2, 2, 0}));  // starts 2, durations 2
+  const std::string cut = std::string({stream[0], 2, 1, 0}) +
+                          stream.substr(4, stream.size() - 4 - 1);
+  EXPECT_EQ(Message(OneFrameJob(Zstd(cut))),
+            "malformed group 0 at byte 1 of the durations section of the job file bad.fiojob");
 }
 
 }  // namespace
