@@ -25,18 +25,20 @@ constexpr int kMaxFds = 65536;
 constexpr uint32_t kNotAFile = 0xffffffffu;
 constexpr uint32_t kDescriptions = 16384;
 
+// Zero at start-up without a constructor running (constinit): the tables are in .bss, and only
+// the pages of descriptors a program uses are ever touched.
 struct FdSlot {
-  std::atomic<uint32_t> object;       // 0: not looked at yet; kNotAFile; else the file
-  std::atomic<uint32_t> description;  // index into g_descriptions (0: none)
-  int64_t stdio_offset;
+  std::atomic<uint32_t> object{0};       // 0: not looked at yet; kNotAFile; else the file
+  std::atomic<uint32_t> description{0};  // index into g_descriptions (0: none)
+  int64_t stdio_offset = 0;
 };
 struct Description {
-  std::atomic<int64_t> offset;
-  std::atomic<uint32_t> refs;
+  std::atomic<int64_t> offset{0};
+  std::atomic<uint32_t> refs{0};
 };
 
-FdSlot g_fds[kMaxFds];
-Description g_descriptions[kDescriptions];
+constinit FdSlot g_fds[kMaxFds];
+constinit Description g_descriptions[kDescriptions];
 std::atomic<uint32_t> g_free_hint{1};
 
 bool InTable(int fd) { return fd >= 0 && fd < kMaxFds; }

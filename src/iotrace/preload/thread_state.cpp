@@ -47,7 +47,7 @@ struct ThreadState {
   // The last object's path in this chunk: the next one's is written as what it shares with it
   // and the rest, which makes the many names of a metadata-heavy program small.
   uint32_t previous_length = 0;
-  char previous_path[512];
+  char previous_path[512] = {};
   uint64_t uses = 0;
   uint64_t dropped_full = 0;    // not yet written as a kDropped record
   uint64_t operations = 0;      // recorded or dropped by this thread
@@ -57,7 +57,7 @@ struct ThreadState {
   uint64_t quantum_end = 0;
 };
 
-ThreadState g_states[kStates];
+constinit ThreadState g_states[kStates];  // in .bss: no constructor runs at start-up
 SpinLock g_states_lock;  // held by sweeps and fork, never by a recording thread
 std::atomic<uint64_t> g_dropped_threads{0};
 std::atomic<uint64_t> g_dropped_signal{0};

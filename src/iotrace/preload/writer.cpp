@@ -28,6 +28,7 @@ constexpr size_t kChunks = 160;  // 5 MiB
 Chunk* g_pool = nullptr;
 SpinLock g_chunks_lock;
 Chunk* g_free = nullptr;
+size_t g_fresh = 0;  // g_pool[g_fresh...] were never handed out
 Chunk* g_queue_head = nullptr;
 Chunk* g_queue_tail = nullptr;
 size_t g_queued = 0;
@@ -41,6 +42,8 @@ pthread_t g_thread;
 std::atomic<uint64_t> g_operations{0};
 std::atomic<uint64_t> g_dropped{0};
 
+// Every chunk free: those released since are listed in g_free, those never handed out are
+// g_pool[g_fresh...]; the pool's pages are touched only when a chunk is first used.
 void FillPool() {
   if (g_pool == nullptr) {
     void* memory = mmap(nullptr, kChunks * sizeof(Chunk), PROT_READ | PROT_WRITE,
@@ -49,11 +52,7 @@ void FillPool() {
     g_pool = static_cast<Chunk*>(memory);
   }
   g_free = nullptr;
-  for (size_t i = 0; i < kChunks; ++i) {
-    g_pool[i].used = 0;
-    g_pool[i].next = g_free;
-    g_free = &g_pool[i];
-  }
+  g_fresh = 0;
   g_queue_head = g_queue_tail = nullptr;
   g_queued = 0;
 }
@@ -137,9 +136,13 @@ Chunk* TakeFreeChunk() {
   Chunk* c = g_free;
   if (c != nullptr) {
     g_free = c->next;
-    c->used = 0;
-    c->next = nullptr;
+  } else if (g_pool != nullptr && g_fresh < kChunks) {
+    c = &g_pool[g_fresh++];
+  } else {
+    return nullptr;
   }
+  c->used = 0;
+  c->next = nullptr;
   return c;
 }
 
