@@ -31,5 +31,8 @@ CommandRunner AddRulesCommand(CLI::App& app);
 CommandRunner AddIoCommand(CLI::App& app);
 // `fathom io servers` and `fathom io anomalies`, added to the `io` command.
 CommandRunner AddIoServerCommands(CLI::App& io);
+// `fathom io publish` and `fathom io fetch` (traces over NATS), added to the `io` command.
+CommandRunner AddIoPublishCommand(CLI::App& io);
+CommandRunner AddIoFetchCommand(CLI::App& io);
 
 }  // namespace fathom::cli

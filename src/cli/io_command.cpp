@@ -1,11 +1,14 @@
 // `fathom io`: I/O tracing of programs (docs/io.md).
-//   fathom io run [--job ID] [--out DIR] -- COMMAND...   run COMMAND under libfathom-io.so
+//   fathom io run [--job ID] [--out DIR] [--publish URL] -- COMMAND...
+//                                                        run COMMAND under libfathom-io.so; with
+//                                                        --publish, its traces also go to NATS
 //   fathom io dump TRACE|DIR|JOB.fiojob... [--expand]    the traces as JSON lines
 //   fathom io report JOB-DIR|TRACE|JOB.fiojob... [--json|--darshan-text]  a job's I/O: volumes,
 //                                                        rates, modes, phases, findings; or
 //                                                        Darshan's counters
 //   fathom io compress JOB-DIR|TRACE... --out JOB.fiojob a job's traces in one file, compressed
 //                                                        across its processes
+// `fathom io publish` and `fathom io fetch` (traces over NATS) have files of their own.
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -15,8 +18,11 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
+#include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "fathom/io_transport.h"
 #include "fathom/iotrace.h"
 
 extern char** environ;
@@ -24,23 +30,52 @@ extern char** environ;
 namespace fathom::cli {
 namespace {
 
-// Starts the command with the plan's environment and waits; its exit status is ours.
-int RunTraced(const iotrace::RunOptions& options) {
-  auto plan = iotrace::PlanRun(options);
-  if (!plan.ok()) {
-    std::fprintf(stderr, "fathom io run: %s\n", plan.status().message().c_str());
-    return 2;
+struct PublishArgs {
+  std::string to;            // nats:// servers; "" : the traces stay local only
+  std::string wait = "30s";  // how long the remainder may take once the command ended
+};
+
+// A TracePublisher on its own thread while the command runs.
+class Forwarding {
+ public:
+  explicit Forwarding(std::unique_ptr<iotrace::TracePublisher> publisher)
+      : publisher_(std::move(publisher)), thread_([this] { status_ = publisher_->Run(); }) {}
+  ~Forwarding() {
+    if (!thread_.joinable()) return;
+    publisher_->Finish(std::chrono::milliseconds(0));
+    thread_.join();
   }
+  Forwarding(const Forwarding&) = delete;
+  Forwarding& operator=(const Forwarding&) = delete;
+
+  // The command ended: what is left goes now; the publisher gives up `wait` after this call.
+  void Over(std::chrono::milliseconds wait) { publisher_->Finish(wait); }
+  // Waits until every byte is acknowledged, or the publisher gave up.
+  Status Join() {
+    thread_.join();
+    return status_;
+  }
+  uint64_t bytes() const { return publisher_->figures().bytes; }
+
+ private:
+  std::unique_ptr<iotrace::TracePublisher> publisher_;
+  Status status_;  // written by the thread, read after join
+  std::thread thread_;
+};
+
+// Starts the command with the plan's environment and waits; returns its wait status, or -1
+// when it cannot be started (said on stderr).
+int SpawnAndWait(const iotrace::RunPlan& plan, const iotrace::RunOptions& options) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e;
     const std::string name = entry.substr(0, entry.find('='));
     bool replaced = false;
-    for (const std::string& mine : plan->env)
+    for (const std::string& mine : plan.env)
       replaced |= mine.compare(0, name.size() + 1, name + "=") == 0;
     if (!replaced) env.push_back(entry);
   }
-  env.insert(env.end(), plan->env.begin(), plan->env.end());
+  env.insert(env.end(), plan.env.begin(), plan.env.end());
   std::vector<char*> envp, argv;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -69,13 +104,41 @@ int RunTraced(const iotrace::RunOptions& options) {
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGQUIT, &old_quit, nullptr);
     std::fprintf(stderr, "fathom io run: cannot start %s: %s\n", argv[0], std::strerror(rc));
-    return 127;
+    return -1;
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGQUIT, &old_quit, nullptr);
+  return status;
+}
+
+// Runs the command under the tracer, forwarding its traces to NATS when asked. The exit status
+// is the command's, whether or not the traces reached NATS (a failure to publish is said on
+// stderr, with how to send them later).
+int RunTraced(const iotrace::RunOptions& options, const PublishArgs& publish) {
+  auto plan = iotrace::PlanRun(options);
+  if (!plan.ok()) {
+    std::fprintf(stderr, "fathom io run: %s\n", plan.status().message().c_str());
+    return 2;
+  }
+  std::unique_ptr<Forwarding> forwarding;
+  std::chrono::milliseconds wait{0};
+  if (!publish.to.empty()) {
+    auto seconds = ParseDuration(publish.wait);
+    if (!seconds.ok()) return Fail("io run", "--publish-wait: " + seconds.status().message(), 2);
+    wait = *seconds;
+    iotrace::TransportOptions transport;
+    transport.endpoint = publish.to;
+    transport.job = plan->job;
+    transport.dir = plan->dir;
+    auto publisher = iotrace::TracePublisher::Open(transport);
+    if (!publisher.ok()) return Fail("io run", "--publish: " + publisher.status().message(), 2);
+    forwarding = std::make_unique<Forwarding>(std::move(*publisher));
+  }
+  const int status = SpawnAndWait(*plan, options);
+  if (forwarding) forwarding->Over(wait);
 
   uint64_t processes = 0, operations = 0, dropped = 0, damaged = 0;
   if (auto files = iotrace::FindTraceFiles(plan->dir); files.ok()) {
@@ -88,14 +151,29 @@ int RunTraced(const iotrace::RunOptions& options) {
       damaged += trace->problems.empty() ? 0 : 1;
     }
   }
+  Status published;
+  std::string sent;
+  if (forwarding) {
+    published = forwarding->Join();
+    sent = "; " + std::to_string(forwarding->bytes()) + " bytes published to " + publish.to;
+  }
   std::fprintf(stderr,
                "fathom io: job %s: %llu process image(s), %llu operations traced, %llu dropped%s; "
-               "traces in %s\n",
+               "traces in %s%s\n",
                plan->job.c_str(), static_cast<unsigned long long>(processes),
                static_cast<unsigned long long>(operations),
                static_cast<unsigned long long>(dropped),
                damaged > 0 ? (", " + std::to_string(damaged) + " cut short (killed)").c_str() : "",
-               plan->dir.c_str());
+               plan->dir.c_str(), sent.c_str());
+  if (!published.ok()) {
+    std::fprintf(
+        stderr,
+        "fathom io run: error: the traces were not all published: %s; they are kept in %s: "
+        "send them later with `fathom io publish %s --to %s --job %s`\n",
+        published.message().c_str(), plan->dir.c_str(), plan->dir.c_str(), publish.to.c_str(),
+        plan->job.c_str());
+  }
+  if (status < 0) return 127;
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
@@ -254,6 +332,17 @@ CommandRunner AddIoCommand(CLI::App& app) {
       ->default_str("1000");
   run->add_flag("!--no-compress", options->compress,
                 "Write every operation as its own record (a baseline for compression ratios)");
+  auto publish = std::make_shared<PublishArgs>();
+  run->add_option(
+      "--publish", publish->to,
+      "Also send the traces to NATS JetStream while COMMAND runs (nats://HOST:PORT, "
+      "several separated by commas; stream FATHOM_IO, subject fathom.io.JOB); the files "
+      "stay in OUT/JOB. If NATS does not take them, the exit status is still COMMAND's "
+      "and the error says how to send them later (fathom io publish)");
+  run->add_option("--publish-wait", publish->wait,
+                  "Once COMMAND ended, how long to keep trying to send what is left before giving "
+                  "up (90s, 15m...)")
+      ->default_str("30s");
   run->add_option("command", options->command, "The command and its arguments (after --)")
       ->required();
   run->positionals_at_end();
@@ -307,9 +396,13 @@ CommandRunner AddIoCommand(CLI::App& app) {
       ->required();
 
   CommandRunner servers = AddIoServerCommands(*io);
+  CommandRunner publish_command = AddIoPublishCommand(*io);
+  CommandRunner fetch = AddIoFetchCommand(*io);
 
   return [=]() -> int {
-    if (run->parsed()) return RunTraced(*options);
+    if (run->parsed()) return RunTraced(*options, *publish);
+    if (io->got_subcommand("publish")) return publish_command();
+    if (io->got_subcommand("fetch")) return fetch();
     if (compress_command->parsed()) return Compress(*compress);
     if (dump->parsed()) return Dump(*paths, *expand);
     if (report_command->parsed()) return Report(*report);
