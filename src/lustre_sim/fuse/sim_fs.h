@@ -121,6 +121,8 @@ class SimFs {
   void CountIo(const OpenFile& file, off_t off, size_t size, bool write, Clock::time_point start);
   // One `op` for `job` on every OST of a layout's stripes (setattr, punch, sync).
   void CountOsts(const Layout& layout, const std::string& job, OstOp op, Clock::time_point start);
+  // `op` (create or destroy) on the OSTs of the regular file `fid`'s objects.
+  void CountObjects(const Fid& fid, const std::string& job, OstOp op, Clock::time_point start);
   // The kStatsXattr request (control_xattr.h).
   int StatsControl(std::string_view value);
   // Logs the file's close (MTIME when written, then CLOSE) once. Lustre sends the close at

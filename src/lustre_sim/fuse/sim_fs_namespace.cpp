@@ -58,6 +58,7 @@ int SimFs::MakeObject(fuse_req_t req, fuse_ino_t parent, const char* name, mode_
     unlinkat(dir->fd.get(), name, type == ObjectType::kDirectory ? AT_REMOVEDIR : 0);
     return ErrnoOf(made.status());
   }
+  if (type == ObjectType::kFile) CountObjects(made->fid, caller.jobid, OstOp::kCreate, start);
   return EntryAfterCreate(dir, name, made->fid, e);
 }
 
@@ -137,12 +138,17 @@ void SimFs::RemoveEntry(fuse_req_t req, fuse_ino_t parent, const char* name, int
     return;
   }
   Caller caller = CallerOf(req);
-  CountMdt(caller.jobid, MdtOfNode(*dir), (flags & AT_REMOVEDIR) ? MdtOp::kRmdir : MdtOp::kUnlink, Clock::now());
+  const auto start = Clock::now();
+  CountMdt(caller.jobid, MdtOfNode(*dir), (flags & AT_REMOVEDIR) ? MdtOp::kRmdir : MdtOp::kUnlink, start);
   std::lock_guard ns(ns_mu_);
+  // The last name of a regular file going takes its OST objects with it.
+  auto gone = state_->Lookup(dir->fid, name);
+  const bool last = gone.ok() && gone->type == ObjectType::kFile && gone->nlink == 1;
   if (unlinkat(dir->fd.get(), name, flags) != 0) {
     fuse_reply_err(req, errno);
     return;
   }
+  if (last) CountObjects(gone->fid, caller.jobid, OstOp::kDestroy, start);
   fuse_reply_err(req, ErrnoOf(state_->Unlink(caller, dir->fid, name)));
 }
 
@@ -225,6 +231,7 @@ void SimFs::Create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t m
         fuse_reply_err(req, ErrnoOf(made.status()));
         return;
       }
+      CountObjects(made->fid, caller.jobid, OstOp::kCreate, Clock::now());
       err = EntryAfterCreate(dir, name, made->fid, &e);
     } else {
       err = LookupEntry(dir, name, &e);

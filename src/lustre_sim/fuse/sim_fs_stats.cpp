@@ -94,6 +94,11 @@ void SimFs::CountOsts(const Layout& layout, const std::string& job, OstOp op, Cl
   for (uint32_t ost : layout.osts) stats_.AddOst(static_cast<int>(ost), job, op, usecs);
 }
 
+void SimFs::CountObjects(const Fid& fid, const std::string& job, OstOp op, Clock::time_point start) {
+  auto layout = state_->GetLayout(fid);
+  if (layout.ok()) CountOsts(*layout, job, op, start);
+}
+
 int SimFs::StatsControl(std::string_view value) {
   auto request = DecodeStatsRequest(value);
   if (!request.ok()) return EINVAL;

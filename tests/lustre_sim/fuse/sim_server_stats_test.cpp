@@ -1,6 +1,7 @@
 // The emulated servers' statistics on a real fathom-lustre-sim mount, read with lctl and with
 // fathom's own readers of Lustre's texts: data counted per job on the OSTs of the stripes it
-// falls in, metadata on the MDT that serves it, totals in stats and md_stats, clearing, the
+// falls in, metadata on the MDT that serves it, OST objects created and destroyed with their
+// file, totals in stats and md_stats, clearing, the
 // injected OST delay, and lctl's errors.
 #include <gtest/gtest.h>
 
@@ -101,6 +102,29 @@ TEST_F(SimServerStatsTest, TruncateIsAPunchOnTheFilesOsts) {
   EXPECT_EQ(Counter(Jobs("obdfilter.testfs-OST0003.job_stats"), "truncate.0", "punch").samples, 1u);
   EXPECT_EQ(Counter(Jobs("obdfilter.testfs-OST0000.job_stats"), "truncate.0", "punch").samples, 0u);
   EXPECT_EQ(Counter(Jobs("mdt.testfs-MDT0000.job_stats"), "truncate.0", "setattr").samples, 1u);
+}
+
+TEST_F(SimServerStatsTest, AFilesObjectsAreCreatedOnItsOstsAndDestroyedWithItsLastName) {
+  MountWith(1);
+  const std::string f = mount() + "/two";
+  ASSERT_EQ(Lfs({"setstripe", "-c", "2", "-i", "1", f}).exit_code, 0);
+  Run({"ln", f, mount() + "/other-name"});
+  Run({"rm", mount() + "/other-name"});
+  for (const char* ost : {"OST0001", "OST0002"}) {
+    const JobStatsText t = Jobs(std::string("obdfilter.testfs-") + ost + ".job_stats");
+    EXPECT_EQ(Counter(t, "lfs.0", "create").samples, 1u) << ost;
+    EXPECT_EQ(Counter(t, "rm.0", "destroy").samples, 0u) << ost << ": a name is left";
+  }
+  Run({"rm", f});
+  for (const char* ost : {"OST0001", "OST0002"}) {
+    EXPECT_EQ(Counter(Jobs(std::string("obdfilter.testfs-") + ost + ".job_stats"), "rm.0", "destroy")
+                  .samples,
+              1u)
+        << ost;
+  }
+  const JobStatsText ost0 = Jobs("obdfilter.testfs-OST0000.job_stats");
+  EXPECT_EQ(Counter(ost0, "lfs.0", "create").samples, 0u);
+  EXPECT_EQ(Counter(ost0, "rm.0", "destroy").samples, 0u);
 }
 
 TEST_F(SimServerStatsTest, MetadataIsCountedOnTheMdtThatServesIt) {
