@@ -188,10 +188,14 @@ void SimFs::Rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino
     fuse_reply_err(req, (flags & RENAME_NOREPLACE) ? EEXIST : 0);
     return;
   }
+  // A regular file renamed over loses its name; its last one takes its OST objects with it.
+  auto replaced = state_->Lookup(to->fid, newname);
+  const bool last = replaced.ok() && replaced->type == ObjectType::kFile && replaced->nlink == 1;
   if (renameat2(from->fd.get(), name, to->fd.get(), newname, flags) != 0) {
     fuse_reply_err(req, errno);
     return;
   }
+  if (last) CountObjects(replaced->fid, caller.jobid, OstOp::kDestroy, Clock::now());
   fuse_reply_err(req, ErrnoOf(state_->Rename(caller, from->fid, name, to->fid, newname)));
 }
 

@@ -125,6 +125,14 @@ TEST_F(SimServerStatsTest, AFilesObjectsAreCreatedOnItsOstsAndDestroyedWithItsLa
   const JobStatsText ost0 = Jobs("obdfilter.testfs-OST0000.job_stats");
   EXPECT_EQ(Counter(ost0, "lfs.0", "create").samples, 0u);
   EXPECT_EQ(Counter(ost0, "rm.0", "destroy").samples, 0u);
+
+  // A file renamed over is destroyed by the rename.
+  const std::string a = mount() + "/a", b = mount() + "/b";
+  ASSERT_EQ(Lfs({"setstripe", "-c", "1", "-i", "3", a}).exit_code, 0);
+  ASSERT_EQ(Lfs({"setstripe", "-c", "1", "-i", "0", b}).exit_code, 0);
+  Run({"mv", a, b});
+  EXPECT_EQ(Counter(Jobs("obdfilter.testfs-OST0000.job_stats"), "mv.0", "destroy").samples, 1u);
+  EXPECT_EQ(Counter(Jobs("obdfilter.testfs-OST0003.job_stats"), "mv.0", "destroy").samples, 0u);
 }
 
 TEST_F(SimServerStatsTest, MetadataIsCountedOnTheMdtThatServesIt) {
