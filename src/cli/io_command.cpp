@@ -334,14 +334,16 @@ CommandRunner AddIoCommand(CLI::App& app) {
                 "Write every operation as its own record (a baseline for compression ratios)");
   auto publish = std::make_shared<PublishArgs>();
   run->add_option(
-      "--publish", publish->to,
-      "Also send the traces to NATS JetStream while COMMAND runs (nats://HOST:PORT, "
-      "several separated by commas; stream FATHOM_IO, subject fathom.io.JOB); the files "
-      "stay in OUT/JOB. If NATS does not take them, the exit status is still COMMAND's "
-      "and the error says how to send them later (fathom io publish)");
+         "--publish", publish->to,
+         "Also send the traces to NATS JetStream while COMMAND runs (nats://HOST:PORT, "
+         "several separated by commas; stream FATHOM_IO, subject fathom.io.JOB); the files "
+         "stay in OUT/JOB. If NATS does not take them, the exit status is still COMMAND's "
+         "and the error says how to send them later (fathom io publish)")
+      ->type_name("URL");
   run->add_option("--publish-wait", publish->wait,
                   "Once COMMAND ended, how long to keep trying to send what is left before giving "
                   "up (90s, 15m...)")
+      ->type_name("DURATION")
       ->default_str("30s");
   run->add_option("command", options->command, "The command and its arguments (after --)")
       ->required();

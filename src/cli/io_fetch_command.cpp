@@ -44,9 +44,14 @@ CommandRunner AddIoFetchCommand(CLI::App& io) {
   fetch
       ->add_option("--from", args->from,
                    "NATS servers: nats://HOST:PORT, several separated by commas")
+      ->type_name("URL")
       ->required();
-  fetch->add_option("--job", args->job, "The job id the traces were published under")->required();
-  fetch->add_option("--out", args->out, "Directory of jobs' traces")->default_str("fathom-io");
+  fetch->add_option("--job", args->job, "The job id the traces were published under")
+      ->type_name("ID")
+      ->required();
+  fetch->add_option("--out", args->out, "Directory of jobs' traces (the files go to OUT/JOB)")
+      ->type_name("DIR")
+      ->default_str("fathom-io");
   return [args] { return Fetch(*args); };
 }
 

@@ -53,15 +53,20 @@ CommandRunner AddIoPublishCommand(CLI::App& io) {
                                         "FATHOM_IO, subject fathom.io.JOB): what the "
                                         "stream does not hold yet, each range acknowledged");
   publish->add_option("dir", args->dir, "The job's trace directory (OUT/JOB of fathom io run)")
+      ->type_name("DIR")
       ->required();
   publish
       ->add_option("--to", args->to, "NATS servers: nats://HOST:PORT, several separated by commas")
+      ->type_name("URL")
       ->required();
-  publish->add_option("--job", args->job,
-                      "The job id the traces are filed under (default: DIR's name)");
+  publish
+      ->add_option("--job", args->job,
+                   "The job id the traces are filed under (default: DIR's name)")
+      ->type_name("ID");
   publish
       ->add_option("--wait", args->wait,
                    "How long to keep trying while NATS does not answer (90s, 15m...)")
+      ->type_name("DURATION")
       ->default_str("30s");
   return [args] { return Publish(*args); };
 }
