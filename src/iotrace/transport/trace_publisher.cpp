@@ -131,7 +131,8 @@ class TracePublisher::Impl {
   // One pass: connects, lists, and sends what may be sent of every file.
   Status Pass(bool run_over);
   Status SendFile(const std::string& name, File& file, bool run_over);
-  // Sends in_flight_ until it is acknowledged; a NATS failure leaves it in flight.
+  // Sends in_flight_ once: acknowledged, its range is held; a NATS failure leaves it in flight
+  // for the next pass, unchanged.
   Status Deliver();
   // The stream sequence of message `msg_id` if it is the subject's last, else 0.
   Result<uint64_t> StoredAs(const std::string& msg_id);
