@@ -85,3 +85,8 @@ fathom_man_page(fathom-io fathom fathom "trace the I/O of programs and read the 
 fathom_man_page(fathom-io-run fathom fathom "run a command with its I/O traced by libfathom-io.so" ARGS io run)
 fathom_man_page(fathom-io-dump fathom fathom "print I/O traces as JSON" ARGS io dump)
 fathom_man_page(fathom-io-report fathom fathom "a job's I/O: volumes, rates, modes, phases, findings, Darshan's counters" ARGS io report)
+fathom_man_page(fathom-io-compress fathom fathom "a job's traces in one job file, compressed across its processes" ARGS io compress)
+fathom_man_page(fathom-io-publish fathom fathom "send a job's trace files to NATS JetStream" ARGS io publish)
+fathom_man_page(fathom-io-fetch fathom fathom "rebuild a job's trace files from NATS JetStream" ARGS io fetch)
+fathom_man_page(fathom-io-servers fathom fathom "sample Lustre servers', disks' and NFS mounts' statistics" ARGS io servers)
+fathom_man_page(fathom-io-anomalies fathom fathom "targets much slower than their peers for the same work" ARGS io anomalies)
