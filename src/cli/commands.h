@@ -34,5 +34,8 @@ CommandRunner AddIoServerCommands(CLI::App& io);
 // `fathom io publish` and `fathom io fetch` (traces over NATS), added to the `io` command.
 CommandRunner AddIoPublishCommand(CLI::App& io);
 CommandRunner AddIoFetchCommand(CLI::App& io);
+// `fathom h5`: HDF5 provenance (run); `fathom h5 dump`, added to the `h5` command.
+CommandRunner AddH5Command(CLI::App& app);
+CommandRunner AddH5DumpCommand(CLI::App& h5);
 
 }  // namespace fathom::cli

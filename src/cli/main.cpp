@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   add(&fathom::cli::AddPolicyCommand);
   add(&fathom::cli::AddRulesCommand);
   add(&fathom::cli::AddIoCommand);
+  add(&fathom::cli::AddH5Command);
 
   if (auto unknown = fathom::cli::UnknownCommand(app, argc, argv)) {
     std::fprintf(stderr, "fathom: unknown command '%s'; the commands are: %s (fathom --help)\n",

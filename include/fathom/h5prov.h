@@ -1,0 +1,162 @@
+// h5prov.h — HDF5 provenance traces: what libfathom-h5.so records, read back (docs/h5prov.md).
+//
+// `fathom h5 run` preloads libfathom-h5.so into a program; every process image that calls
+// HDF5 writes one trace file (*.fh5): a process record (who, where, which HDF5), the objects
+// it opened or created (files, groups, datasets, attributes, named datatypes: kind, path in
+// the file, type, extent, layout, chunking, filters), every call it made to the wrapped HDF5
+// functions (start and end on the monotonic clock, the object, names, result, bytes in memory
+// and in the file, selection, MPI transfer mode, the HDF5 call it was made from) and, for each
+// object, what was counted on it while it was open, written when it closed.
+//
+// Contract: ReadTrace()/DecodeTrace() give back every record of a file. A file that is not an
+// HDF5 trace, or of another format version, is an error naming the file. A trace cut short
+// (a process killed while writing) or damaged is read up to the damage and past it where the
+// framing allows; each damage is reported in Trace::problems with the file and the offset,
+// never skipped silently.
+//
+// Ownership: a Trace is a value; nothing is shared. Threading: the functions are pure and may
+// be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fathom/status.h"
+
+namespace fathom::h5prov {
+
+struct ProcessInfo {
+  uint64_t pid = 0;
+  uint64_t ppid = 0;
+  uint64_t anchor_realtime_ns = 0;   // the wall clock at anchor_monotonic_ns
+  uint64_t anchor_monotonic_ns = 0;
+  int64_t rank = -1;                 // MPI rank from the launcher's environment, -1 if none
+  uint64_t uid = 0;
+  uint64_t gid = 0;
+  std::string flavour;               // "serial", "openmpi" or "unknown"
+  std::string hdf5_version;          // "1.10.8"
+  std::string host;
+  std::string job;
+  std::string exe;
+  std::vector<std::string> argv;
+};
+
+// One open (or creation) of an HDF5 object. Ids are unique in their trace: a hid_t handed out
+// again after a close is another object.
+struct Object {
+  uint64_t id = 0;
+  std::string kind;          // "file", "group", "dataset", "attribute", "datatype"
+  uint64_t file = 0;         // the id of its file's object (0 for a file, or unknown)
+  int64_t hid = 0;           // the hid_t the program held
+  uint64_t address = 0;      // its header's address in the file + 1 (0: unknown)
+  std::string path;          // path in the file; for a file, its real path
+  std::string name;          // an attribute's name
+  uint64_t dev = 0, ino = 0;  // a file's identity
+  // Datasets and attributes:
+  int64_t type_class = -1;   // H5T_class_t
+  uint64_t type_size = 0;
+  bool variable_length = false;
+  std::vector<uint64_t> dims;
+  std::vector<int64_t> maxdims;  // -1: unlimited
+  // Datasets:
+  std::string layout;        // "compact", "contiguous", "chunked", "virtual" or ""
+  std::vector<uint64_t> chunk;
+  std::vector<int64_t> filters;  // H5Z filter ids
+};
+
+struct Selection {
+  std::string kind;          // "none", "points", "regular", "irregular", "all", "chunk"
+  uint64_t points = 0;       // elements moved
+  std::vector<uint64_t> start, stride, count, block;  // a regular hyperslab, per dimension
+  uint64_t blocks = 0;       // an irregular hyperslab's blocks
+};
+
+struct Call {
+  uint64_t tid = 0;
+  uint8_t op = 0;
+  uint64_t seq = 0;          // the call's number in its thread
+  uint64_t parent = 0;       // seq of the HDF5 call it was made from in the same thread, 0 if none
+  uint64_t start = 0;        // monotonic ns
+  uint64_t duration = 0;     // ns
+  int64_t result = 0;        // what the function returned (a hid_t, herr_t or count)
+  bool failed = false;
+  uint64_t object = 0;       // the object the call made, opened or is about (0: none, unknown)
+  uint64_t location = 0;     // the object its names are relative to (0: none, unknown)
+  bool has_name = false, has_name2 = false;
+  std::string name, name2;   // the names it was given (docs/h5prov.md lists them per function)
+  bool has_data = false;     // reads and writes:
+  uint64_t mem_bytes = 0;
+  uint64_t file_bytes = 0;
+  Selection selection;
+  bool variable_length = false;  // bytes count the pointers of variable-length data
+  std::string transfer;      // "independent", "collective" or "" (serial HDF5)
+};
+
+// What was counted on an object while it was open, written when it closed.
+struct Closed {
+  uint64_t id = 0;
+  std::string how;           // "close", "dec_ref", "with_file", "at_exit", "unseen"
+  uint64_t end = 0;          // monotonic ns
+  uint64_t reads = 0, writes = 0;
+  uint64_t read_mem_bytes = 0, read_file_bytes = 0, write_mem_bytes = 0, write_file_bytes = 0;
+  uint64_t read_ns = 0, write_ns = 0;
+  uint64_t calls = 0;        // every call counted on it, reads and writes included
+  uint64_t inc_refs = 0;
+  int64_t stored_size = -1;  // H5Dget_storage_size at close (datasets), -1 unknown
+  std::vector<uint64_t> dims;  // the extent at close
+};
+
+struct Trace {
+  std::string file;
+  uint64_t bytes = 0;
+  uint64_t frames = 0;
+  bool has_process = false;
+  ProcessInfo process;
+  std::map<uint64_t, Object> objects;   // by id (a later kRenamed updates the path)
+  std::vector<Call> calls;              // in the order they were written (per thread: by end)
+  std::vector<Closed> closed;
+  uint64_t dropped = 0;                 // calls lost for want of a buffer
+  bool ended = false;                   // the end record was read (the process exited)
+  uint64_t end_calls = 0, end_dropped = 0, end_open_objects = 0;
+  std::vector<std::string> problems;    // damage: what, where (file and offset)
+};
+
+// Decodes a trace's bytes; `name` names it in messages.
+Result<Trace> DecodeTrace(std::string_view bytes, const std::string& name);
+Result<Trace> ReadTrace(const std::string& path);
+// The trace files (*.fh5) under `path` (a directory, searched recursively) or `path` itself.
+Result<std::vector<std::string>> FindTraceFiles(const std::string& path);
+// The name of a wrapped function ("H5Dwrite"), or "op<N>".
+std::string OpName(uint8_t op);
+
+// The trace as JSON lines: a "process" line, the "object" lines by id, the "call" and "closed"
+// lines in trace order, an "end" line, and a "problem" line per problem. docs/h5prov.md lists
+// the fields.
+std::string TraceJsonLines(const Trace& trace);
+
+// ---- running a program under the tracer (`fathom h5 run`) ---------------------------------
+
+struct RunOptions {
+  std::vector<std::string> command;  // argv; argv[0] looked up in PATH
+  std::string job;                   // "" : the batch system's job id, else made up
+  std::string out = "fathom-h5";     // traces go to out/<job>/
+  std::string library;               // "" : libfathom-h5.so next to the running fathom
+};
+
+struct RunPlan {
+  std::string job;
+  std::string dir;                   // absolute: where the traces go
+  std::string library;
+  std::vector<std::string> env;      // NAME=VALUE to add to the environment
+};
+
+// Checks the command can be traced (it exists and is dynamically linked), and works out the
+// job, the directory (made) and the environment.
+Result<RunPlan> PlanRun(const RunOptions& options);
+// libfathom-h5.so beside the fathom executable (build tree or installed), or $FATHOM_H5_LIBRARY.
+Result<std::string> FindTracerLibrary();
+
+}  // namespace fathom::h5prov

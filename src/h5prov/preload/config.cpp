@@ -1,0 +1,242 @@
+// config.cpp — the tracer's life: the start at a process's first HDF5 call (FATHOM_H5=1), a
+// new trace in a forked child, the end at exit.
+//
+// Environment: FATHOM_H5=1 turns recording on; FATHOM_H5_DIR is where the trace files go
+// (default fathom-h5/<job>); the job is FATHOM_JOB_ID, SLURM_JOB_ID or PBS_JOBID, else the
+// session; the MPI rank comes from the launcher (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK,
+// SLURM_PROCID).
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "h5prov/preload/h5_real.h"
+#include "h5prov/preload/tracer.h"
+
+namespace fathom::h5prov::preload {
+namespace {
+
+namespace f = format;
+
+enum State : int { kUnknown = 0, kStarting = 1, kOn = 2, kOff = 3 };
+std::atomic<int> g_state{kUnknown};
+pid_t g_pid = 0;
+bool g_once = false;  // thread key and fork handlers made
+__thread int t_internal __attribute__((tls_model("initial-exec"))) = 0;
+
+uint64_t Clock(clockid_t id) {
+  struct timespec ts;
+  clock_gettime(id, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void GetEnv(const char* name, char* out, size_t size) {
+  out[0] = '\0';
+  const char* value = getenv(name);
+  if (value != nullptr && strlen(value) < size) strcpy(out, value);
+}
+
+void JobId(char* out, size_t size) {
+  for (const char* name : {"FATHOM_JOB_ID", "SLURM_JOB_ID", "PBS_JOBID"}) {
+    GetEnv(name, out, size);
+    if (out[0] != '\0') return;
+  }
+  snprintf(out, size, "session-%ld", static_cast<long>(getsid(0)));
+}
+
+long Rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+    const char* value = getenv(name);
+    if (value != nullptr && *value != '\0') return strtol(value, nullptr, 10);
+  }
+  return -1;
+}
+
+// mkdir -p, by system calls (a POSIX tracer preloaded beside this one must not see them).
+bool MakeDirs(const char* dir) {
+  char path[1024];
+  if (strlen(dir) >= sizeof(path)) return false;
+  strcpy(path, dir);
+  for (char* p = path + 1;; ++p) {
+    if (*p == '/' || *p == '\0') {
+      const char saved = *p;
+      *p = '\0';
+      if (syscall(SYS_mkdirat, AT_FDCWD, path, 0755) != 0 && errno != EEXIST) return false;
+      *p = saved;
+      if (saved == '\0') return true;
+    }
+  }
+}
+
+size_t ReadSmallFile(const char* path, char* out, size_t size) {
+  const int fd = static_cast<int>(syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0));
+  if (fd < 0) return 0;
+  size_t total = 0;
+  while (total < size) {
+    const long n = syscall(SYS_read, fd, out + total, size - total);
+    if (n <= 0) break;
+    total += static_cast<size_t>(n);
+  }
+  syscall(SYS_close, fd);
+  while (total > 0 && out[total - 1] == '\0') --total;
+  return total;
+}
+
+void Warn(const char* what, const char* path) {
+  char line[1600];
+  const int n = snprintf(line, sizeof(line), "fathom-h5: %s %s: %s; this process is not traced\n", what,
+                         path, strerror(errno));
+  if (n > 0) syscall(SYS_write, 2, line, static_cast<size_t>(n) < sizeof(line) ? n : sizeof(line) - 1);
+}
+
+void Prepare() {
+  if (g_state.load(std::memory_order_acquire) != kOn) return;
+  LockWriter();
+  LockStates();
+  LockChunks();
+  LockObjects();
+}
+
+void Parent() {
+  if (g_state.load(std::memory_order_acquire) != kOn) return;
+  UnlockObjects();
+  UnlockChunks();
+  UnlockStates();
+  UnlockWriter();
+}
+
+// The child keeps the objects it inherits (their hid_t values stay valid in it; their records
+// are in the parent's trace) and starts its own trace at its next HDF5 call.
+void Child() {
+  if (g_state.load(std::memory_order_acquire) != kOn) return;
+  ResetObjectsLock();
+  ResetStatesLock();
+  ResetChunks();
+  ResetWriter();
+  ForgetOtherThreads();
+  g_state.store(kUnknown, std::memory_order_release);
+}
+
+// Makes the trace file, writes the process record and starts the writer. False: not traced.
+bool Start() {
+  Internal internal;
+  const char* on = getenv("FATHOM_H5");
+  if (on == nullptr || strcmp(on, "1") != 0) return false;
+  char job[256];
+  JobId(job, sizeof(job));
+  static char dir[1024];
+  char given[1024];
+  GetEnv("FATHOM_H5_DIR", given, sizeof(given));
+  if (given[0] == '\0') snprintf(given, sizeof(given), "fathom-h5/%.200s", job);
+  if (given[0] == '/') {
+    strcpy(dir, given);
+  } else {
+    char cwd[512];
+    if (getcwd(cwd, sizeof(cwd)) == nullptr) return false;
+    snprintf(dir, sizeof(dir), "%s/%.500s", cwd, given);
+  }
+  if (!MakeDirs(dir)) {
+    Warn("cannot make the trace directory", dir);
+    return false;
+  }
+  g_pid = getpid();
+  const uint64_t anchor_real = Clock(CLOCK_REALTIME);
+  const uint64_t anchor_mono = Clock(CLOCK_MONOTONIC);
+  char host[128] = {};
+  gethostname(host, sizeof(host) - 1);
+  static char path[1400];
+  snprintf(path, sizeof(path), "%s/%.120s.%d.%llu.fh5", dir, host, static_cast<int>(g_pid),
+           static_cast<unsigned long long>(anchor_real));
+  if (!CreateTrace(path)) {
+    Warn("cannot make the trace file", path);
+    return false;
+  }
+  unsigned major = 0, minor = 0, release = 0;
+  if (auto version = real::H5get_libversion(); version != nullptr) version(&major, &minor, &release);
+
+  static char exe[1024];
+  static char cmdline[4096];
+  const ssize_t exe_length = readlink("/proc/self/exe", exe, sizeof(exe));
+  const size_t cmdline_length = ReadSmallFile("/proc/self/cmdline", cmdline, sizeof(cmdline));
+  RecordBuilder r(f::kProcess);
+  r.Varint(static_cast<uint64_t>(g_pid));
+  r.Varint(static_cast<uint64_t>(getppid()));
+  r.Varint(anchor_real);
+  r.Varint(anchor_mono);
+  r.Signed(Rank());
+  r.Varint(getuid());
+  r.Varint(getgid());
+  r.Varint(real::Flavour());
+  r.Varint(major);
+  r.Varint(minor);
+  r.Varint(release);
+  r.String(host);
+  r.String(job);
+  r.String(exe, exe_length > 0 ? static_cast<size_t>(exe_length) : 0);
+  r.String(cmdline, cmdline_length);
+  uint8_t payload[8192 + 2 * f::kMaxVarint];
+  uint8_t* p = f::PutVarint(payload, 0);  // the process record belongs to no thread
+  p = f::PutVarint(p, anchor_mono);
+  memcpy(p, r.data(), r.size());
+  WriteFrame(payload, static_cast<size_t>(p - payload) + r.size());
+  if (!g_once) {
+    g_once = true;
+    CreateThreadKey();
+    pthread_atfork(Prepare, Parent, Child);
+  }
+  StartWriter();
+  return true;
+}
+
+__attribute__((destructor)) void Unload() {
+  if (g_state.load(std::memory_order_acquire) != kOn || getpid() != g_pid) return;
+  Internal internal;
+  StopWriter();
+  const uint64_t open = OpenObjects();
+  CloseAllAtExit();
+  SweepAll();
+  WriteQueued();
+  WriteEnd(open);
+  g_state.store(kOff, std::memory_order_release);
+}
+
+}  // namespace
+
+void SpinLock::lock() {
+  while (locked_.exchange(true, std::memory_order_acquire)) {
+    while (locked_.load(std::memory_order_relaxed)) sched_yield();
+  }
+}
+
+uint64_t Now() { return Clock(CLOCK_MONOTONIC); }
+
+bool Tracing() {
+  if (t_internal != 0) return false;
+  int state = g_state.load(std::memory_order_acquire);
+  if (state == kOn) return true;
+  if (state == kOff) return false;
+  int expected = kUnknown;
+  if (state == kUnknown && g_state.compare_exchange_strong(expected, kStarting, std::memory_order_acq_rel)) {
+    g_state.store(Start() ? kOn : kOff, std::memory_order_release);
+  }
+  while ((state = g_state.load(std::memory_order_acquire)) == kStarting) sched_yield();
+  return state == kOn;
+}
+
+void WarnOnce(std::atomic<bool>& said, const char* what, const char* name) {
+  if (said.exchange(true, std::memory_order_relaxed)) return;
+  char line[512];
+  const int n = snprintf(line, sizeof(line), "fathom-h5: %s %s\n", what, name);
+  if (n > 0) syscall(SYS_write, 2, line, static_cast<size_t>(n) < sizeof(line) ? n : sizeof(line) - 1);
+}
+
+Internal::Internal() { ++t_internal; }
+Internal::~Internal() { --t_internal; }
+
+}  // namespace fathom::h5prov::preload
