@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include <fstream>
+#include <map>
 #include <regex>
 
 #include "h5prov/h5_run.h"
@@ -224,6 +224,38 @@ TEST(CCapture, RecycledHidIsAttributedToTheDatasetOpenedUnderItLast) {
   EXPECT_EQ(ClosedOf(t, a.id).reads, 0u);
   EXPECT_EQ(ClosedOf(t, b.id).how, "close");
   EXPECT_EQ(ClosedOf(t, b.id).reads, 1u);
+}
+
+TEST(CCapture, ParallelHdf5RecordsEachRankAndItsTransferModes) {
+  fathom::testing::TempDir dir;
+  auto run = RunTraced(dir / "traces", {"mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2",
+                                        Workload("mpi_rows"), dir / "rows.h5"});
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.err;
+  ASSERT_EQ(run.traces.size(), 2u);  // one per rank; mpirun itself never calls HDF5
+  std::map<int64_t, const Trace*> by_rank;
+  for (const Trace& t : run.traces) by_rank[t.process.rank] = &t;
+  ASSERT_EQ(by_rank.size(), 2u);
+  for (int64_t rank : {0, 1}) {
+    ASSERT_TRUE(by_rank.count(rank)) << rank;
+    const Trace& t = *by_rank[rank];
+    EXPECT_EQ(t.process.flavour, "openmpi");
+    EXPECT_EQ(t.process.hdf5_version, "1.10.8");
+    EXPECT_EQ(t.end_open_objects, 0u);
+    const std::vector<Call> writes = CallsOf(t, "H5Dwrite");
+    ASSERT_EQ(writes.size(), 1u);
+    EXPECT_EQ(writes[0].transfer, "collective");
+    EXPECT_EQ(writes[0].file_bytes, 16u);
+    EXPECT_EQ(writes[0].selection.start, U({static_cast<uint64_t>(rank), 0}));
+    EXPECT_EQ(writes[0].selection.count, U({1, 4}));
+    EXPECT_EQ(ObjectOf(t, writes[0].object).path, "/rows");
+  }
+  EXPECT_EQ(OpNames(*by_rank[0]), (std::vector<std::string>{"H5Fcreate", "H5Dcreate2", "H5Dwrite", "H5Dread",
+                                                            "H5Dclose", "H5Fclose"}));
+  EXPECT_EQ(OpNames(*by_rank[1]),
+            (std::vector<std::string>{"H5Fcreate", "H5Dcreate2", "H5Dwrite", "H5Dclose", "H5Fclose"}));
+  const Call read = CallsOf(*by_rank[0], "H5Dread").at(0);
+  EXPECT_EQ(read.transfer, "independent");  // H5P_DEFAULT
+  EXPECT_EQ(read.file_bytes, 32u);          // the whole 2×4 extent
 }
 
 TEST(CCapture, ShellWithTheTracerPreloadedNeitherLoadsHdf5NorFails) {
