@@ -258,6 +258,25 @@ TEST(CCapture, ParallelHdf5RecordsEachRankAndItsTransferModes) {
   EXPECT_EQ(read.file_bytes, 32u);          // the whole 2×4 extent
 }
 
+TEST(CCapture, ForkedChildWritesItsOwnTraceEvenWhenItEndsWithUnderscoreExit) {
+  fathom::testing::TempDir dir;
+  auto run = RunTraced(dir / "traces", {Workload("fork_child"), dir / "parent.h5", dir / "child.h5"});
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.err;
+  ASSERT_EQ(run.traces.size(), 2u);
+  const Trace& parent = run.traces[0].process.ppid == run.traces[1].process.pid ? run.traces[1] : run.traces[0];
+  const Trace& child = &parent == &run.traces[0] ? run.traces[1] : run.traces[0];
+  EXPECT_EQ(child.process.ppid, parent.process.pid);
+  const std::vector<std::string> one_file = {"H5Fcreate", "H5Dcreate2", "H5Dwrite", "H5Dclose", "H5Fclose"};
+  EXPECT_EQ(OpNames(parent), one_file);
+  EXPECT_EQ(OpNames(child), one_file);
+  EXPECT_EQ(child.calls[0].name, dir / "child.h5");
+  EXPECT_EQ(ObjectOf(child, child.calls[0].object).path, dir / "child.h5");
+  EXPECT_EQ(child.calls[2].file_bytes, 4u);
+  EXPECT_TRUE(parent.ended);
+  EXPECT_TRUE(child.ended);  // written before _exit
+  EXPECT_TRUE(child.problems.empty()) << child.problems.front();
+}
+
 TEST(CCapture, ShellWithTheTracerPreloadedNeitherLoadsHdf5NorFails) {
   fathom::testing::TempDir dir;
   auto run = fathom::testing::Run({"/usr/bin/env", "LD_PRELOAD=" + TracerLibrary(), "FATHOM_H5=1",

@@ -195,15 +195,8 @@ bool Start() {
 }
 
 __attribute__((destructor)) void Unload() {
-  if (g_state.load(std::memory_order_acquire) != kOn || getpid() != g_pid) return;
-  Internal internal;
-  StopWriter();
-  const uint64_t open = OpenObjects();
-  CloseAllAtExit();
-  SweepAll();
-  WriteQueued();
-  WriteEnd(open);
-  g_state.store(kOff, std::memory_order_release);
+  EndImage();
+  if (g_state.load(std::memory_order_acquire) == kOn && getpid() == g_pid) g_state.store(kOff, std::memory_order_release);
 }
 
 }  // namespace
@@ -227,6 +220,21 @@ bool Tracing() {
   }
   while ((state = g_state.load(std::memory_order_acquire)) == kStarting) sched_yield();
   return state == kOn;
+}
+
+void EndImage() {
+  if (g_state.load(std::memory_order_acquire) != kOn || getpid() != g_pid) return;
+  Internal internal;
+  StopWriter();
+  const uint64_t open = OpenObjects();
+  CloseAllAtExit();
+  SweepAll();
+  WriteQueued();
+  WriteEnd(open);
+}
+
+void ResumeImage() {
+  if (g_state.load(std::memory_order_acquire) == kOn && getpid() == g_pid) StartWriter();
 }
 
 void WarnOnce(std::atomic<bool>& said, const char* what, const char* name) {

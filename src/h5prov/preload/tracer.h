@@ -56,6 +56,13 @@ uint64_t Now();  // CLOCK_MONOTONIC, ns
 // True when calls are recorded: FATHOM_H5=1, the trace file could be made, and the calling
 // thread is not inside the tracer. The first call of a process image starts the trace.
 bool Tracing();
+// The end of the process image (exit, _exit, exec): the writer stops, the objects still open
+// are written as closed at exit, then every buffer and the end record. Nothing in a forked
+// child that has not called HDF5 yet, nor in a vfork child (another pid in this memory).
+void EndImage();
+// After an exec that failed: the writer again (the objects the tracer then meets again are
+// described anew).
+void ResumeImage();
 // Writes `what` once per process to stderr, prefixed "fathom-h5: ".
 void WarnOnce(std::atomic<bool>& said, const char* what, const char* name);
 
