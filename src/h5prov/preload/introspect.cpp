@@ -168,10 +168,9 @@ void DescribeTransfer(const ObjectView& view, h5::hid_t mem_type, h5::hid_t mem_
                       h5::hid_t dxpl, DataInfo* data) {
   auto npoints = real::H5Sget_select_npoints();
   uint64_t n = view.points;
-  if (npoints != nullptr && file_space != h5::kAll) {
-    n = static_cast<uint64_t>(npoints(file_space) > 0 ? npoints(file_space) : 0);
-  } else if (npoints != nullptr && mem_space != h5::kAll) {
-    n = static_cast<uint64_t>(npoints(mem_space) > 0 ? npoints(mem_space) : 0);
+  if (npoints != nullptr && (file_space != h5::kAll || mem_space != h5::kAll)) {
+    const h5::hssize_t selected = npoints(file_space != h5::kAll ? file_space : mem_space);
+    n = selected > 0 ? static_cast<uint64_t>(selected) : 0;
   }
   data->points = n;
   uint64_t mem_size = view.type_size;
