@@ -90,3 +90,6 @@ fathom_man_page(fathom-io-publish fathom fathom "send a job's trace files to NAT
 fathom_man_page(fathom-io-fetch fathom fathom "rebuild a job's trace files from NATS JetStream" ARGS io fetch)
 fathom_man_page(fathom-io-servers fathom fathom "sample Lustre servers', disks' and NFS mounts' statistics" ARGS io servers)
 fathom_man_page(fathom-io-anomalies fathom fathom "targets much slower than their peers for the same work" ARGS io anomalies)
+fathom_man_page(fathom-h5 fathom fathom "trace the HDF5 calls of programs and read the traces" ARGS h5)
+fathom_man_page(fathom-h5-run fathom fathom "run a command with its HDF5 calls traced by libfathom-h5.so" ARGS h5 run)
+fathom_man_page(fathom-h5-dump fathom fathom "print HDF5 traces as JSON" ARGS h5 dump)
