@@ -1,19 +1,12 @@
 // `fathom h5`: HDF5 provenance of programs (docs/h5prov.md).
 //   fathom h5 run [--job ID] [--out DIR] -- COMMAND...   run COMMAND under libfathom-h5.so
 // `fathom h5 dump` has a file of its own.
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/traced_child.h"
 #include "fathom/h5prov.h"
-
-extern char** environ;
 
 namespace fathom::cli {
 namespace {
@@ -26,48 +19,8 @@ int RunTraced(const h5prov::RunOptions& options) {
     std::fprintf(stderr, "fathom h5 run: %s\n", plan.status().message().c_str());
     return 2;
   }
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry = *e;
-    const std::string name = entry.substr(0, entry.find('=') + 1);
-    bool replaced = false;
-    for (const std::string& mine : plan->env) replaced |= mine.compare(0, name.size(), name) == 0;
-    if (!replaced) env.push_back(entry);
-  }
-  env.insert(env.end(), plan->env.begin(), plan->env.end());
-  std::vector<char*> envp, argv;
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> command = options.command;
-  for (std::string& a : command) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  struct sigaction ignore {}, old_int{}, old_quit{};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGINT, &ignore, &old_int);
-  sigaction(SIGQUIT, &ignore, &old_quit);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGQUIT);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv[0], nullptr, &attr, argv.data(), envp.data());
-  posix_spawnattr_destroy(&attr);
-  int status = 0;
-  if (rc == 0) {
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGQUIT, &old_quit, nullptr);
-  if (rc != 0) {
-    std::fprintf(stderr, "fathom h5 run: cannot start %s: %s\n", argv[0], std::strerror(rc));
-    return 127;
-  }
+  const int status = SpawnAndWait(options.command, plan->env, "h5 run");
+  if (status == -1) return ExitStatusOf(status);
 
   uint64_t processes = 0, calls = 0, dropped = 0, damaged = 0;
   if (auto files = h5prov::FindTraceFiles(plan->dir); files.ok()) {
@@ -87,8 +40,7 @@ int RunTraced(const h5prov::RunOptions& options) {
                static_cast<unsigned long long>(dropped),
                damaged > 0 ? (", " + std::to_string(damaged) + " cut short (killed)").c_str() : "",
                plan->dir.c_str());
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  return ExitStatusOf(status);
 }
 
 }  // namespace

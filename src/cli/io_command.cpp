@@ -9,11 +9,9 @@
 //   fathom io compress JOB-DIR|TRACE... --out JOB.fiojob a job's traces in one file, compressed
 //                                                        across its processes
 // `fathom io publish` and `fathom io fetch` (traces over NATS) have files of their own.
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -22,10 +20,9 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/traced_child.h"
 #include "fathom/io_transport.h"
 #include "fathom/iotrace.h"
-
-extern char** environ;
 
 namespace fathom::cli {
 namespace {
@@ -63,57 +60,6 @@ class Forwarding {
   std::thread thread_;
 };
 
-// Starts the command with the plan's environment and waits; returns its wait status, or -1
-// when it cannot be started (said on stderr).
-int SpawnAndWait(const iotrace::RunPlan& plan, const iotrace::RunOptions& options) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry = *e;
-    const std::string name = entry.substr(0, entry.find('='));
-    bool replaced = false;
-    for (const std::string& mine : plan.env)
-      replaced |= mine.compare(0, name.size() + 1, name + "=") == 0;
-    if (!replaced) env.push_back(entry);
-  }
-  env.insert(env.end(), plan.env.begin(), plan.env.end());
-  std::vector<char*> envp, argv;
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> command = options.command;
-  for (std::string& a : command) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  // The terminal's ^C and ^\ go to the program; fathom waits for it to end.
-  struct sigaction ignore {
-  }, old_int{}, old_quit{};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGINT, &ignore, &old_int);
-  sigaction(SIGQUIT, &ignore, &old_quit);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGQUIT);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv[0], nullptr, &attr, argv.data(), envp.data());
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGQUIT, &old_quit, nullptr);
-    std::fprintf(stderr, "fathom io run: cannot start %s: %s\n", argv[0], std::strerror(rc));
-    return -1;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGQUIT, &old_quit, nullptr);
-  return status;
-}
-
 // Runs the command under the tracer, forwarding its traces to NATS when asked. The exit status
 // is the command's, whether or not the traces reached NATS (a failure to publish is said on
 // stderr, with how to send them later).
@@ -137,7 +83,7 @@ int RunTraced(const iotrace::RunOptions& options, const PublishArgs& publish) {
     if (!publisher.ok()) return Fail("io run", "--publish: " + publisher.status().message(), 2);
     forwarding = std::make_unique<Forwarding>(std::move(*publisher));
   }
-  const int status = SpawnAndWait(*plan, options);
+  const int status = SpawnAndWait(options.command, plan->env, "io run");
   if (forwarding) forwarding->Over(wait);
 
   uint64_t processes = 0, operations = 0, dropped = 0, damaged = 0;
@@ -173,9 +119,7 @@ int RunTraced(const iotrace::RunOptions& options, const PublishArgs& publish) {
         published.message().c_str(), plan->dir.c_str(), plan->dir.c_str(), publish.to.c_str(),
         plan->job.c_str());
   }
-  if (status < 0) return 127;
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  return ExitStatusOf(status);
 }
 
 void PrintTrace(const iotrace::Trace& trace, bool expand) {
