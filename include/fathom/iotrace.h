@@ -157,6 +157,9 @@ struct RunPlan {
 Result<RunPlan> PlanRun(const RunOptions& options);
 // libfathom-io.so beside the fathom executable (build tree or installed), or $FATHOM_IO_LIBRARY.
 Result<std::string> FindTracerLibrary();
+// A preload library `file` in lib/fathom beside the fathom executable (build tree or
+// installed), or the file the environment variable `variable` names.
+Result<std::string> FindPreloadLibrary(const std::string& file, const char* variable);
 
 }  // namespace fathom::iotrace
 

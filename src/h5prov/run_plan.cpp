@@ -1,34 +1,13 @@
 // run_plan.cpp — what `fathom h5 run` sets up before it starts the program: the checks, the
 // job and its directory are those of `fathom io run` (iotrace::PlanRun); the tracer and its
 // environment are libfathom-h5.so's.
-#include <unistd.h>
-
-#include <cstdlib>
-#include <filesystem>
-
 #include "fathom/h5prov.h"
 #include "fathom/iotrace.h"
 
 namespace fathom::h5prov {
 
 Result<std::string> FindTracerLibrary() {
-  namespace fs = std::filesystem;
-  if (const char* env = std::getenv("FATHOM_H5_LIBRARY"); env != nullptr && *env != '\0') {
-    if (access(env, R_OK) != 0) {
-      return Status::FromErrno(errno, std::string("FATHOM_H5_LIBRARY names ") + env + ", which cannot be read");
-    }
-    return std::string(env);
-  }
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return Status::Error("cannot find the fathom executable: " + ec.message(), ec);
-  const fs::path dir = self.parent_path();
-  for (const fs::path& candidate : {dir / "lib/fathom/libfathom-h5.so", dir / "../lib/fathom/libfathom-h5.so"}) {
-    if (fs::exists(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
-  }
-  return Status::Error("libfathom-h5.so is not installed beside " + self.string() + " (looked in " +
-                       (dir / "lib/fathom").string() + " and " + (dir / "../lib/fathom").string() +
-                       "); install fathom (`make install`) or set FATHOM_H5_LIBRARY");
+  return iotrace::FindPreloadLibrary("libfathom-h5.so", "FATHOM_H5_LIBRARY");
 }
 
 Result<RunPlan> PlanRun(const RunOptions& options) {

@@ -79,10 +79,10 @@ bool SafeJobName(const std::string& job) {
 
 }  // namespace
 
-Result<std::string> FindTracerLibrary() {
-  if (const char* env = std::getenv("FATHOM_IO_LIBRARY"); env != nullptr && *env != '\0') {
+Result<std::string> FindPreloadLibrary(const std::string& file, const char* variable) {
+  if (const char* env = std::getenv(variable); env != nullptr && *env != '\0') {
     if (access(env, R_OK) != 0) {
-      return Status::FromErrno(errno, std::string("FATHOM_IO_LIBRARY names ") + env + ", which cannot be read");
+      return Status::FromErrno(errno, std::string(variable) + " names " + env + ", which cannot be read");
     }
     return std::string(env);
   }
@@ -90,27 +90,29 @@ Result<std::string> FindTracerLibrary() {
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return Status::Error("cannot find the fathom executable: " + ec.message(), ec);
   const fs::path dir = self.parent_path();
-  for (const fs::path& candidate : {dir / "lib/fathom/libfathom-io.so", dir / "../lib/fathom/libfathom-io.so"}) {
+  for (const fs::path& candidate : {dir / "lib/fathom" / file, dir / "../lib/fathom" / file}) {
     if (fs::exists(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
   }
-  return Status::Error("libfathom-io.so is not installed beside " + self.string() + " (looked in " +
+  return Status::Error(file + " is not installed beside " + self.string() + " (looked in " +
                        (dir / "lib/fathom").string() + " and " + (dir / "../lib/fathom").string() +
-                       "); install fathom (`make install`) or set FATHOM_IO_LIBRARY");
+                       "); install fathom (`make install`) or set " + variable);
 }
+
+Result<std::string> FindTracerLibrary() { return FindPreloadLibrary("libfathom-io.so", "FATHOM_IO_LIBRARY"); }
 
 Result<RunPlan> PlanRun(const RunOptions& options) {
   if (options.command.empty()) return Status::Error("no command to run: give it after --");
   FATHOM_ASSIGN_OR_RETURN(const std::string program, Resolve(options.command[0]));
   FATHOM_ASSIGN_OR_RETURN(const bool dynamic, DynamicallyLinked(program));
-  if (!dynamic) {
-    return Status::Error(program + " is statically linked: a static program does not load "
-                         "libfathom-io.so (LD_PRELOAD), so its I/O cannot be traced; link it "
-                         "dynamically to trace it");
-  }
   if (options.quantum_ms == 0) return Status::Error("--quantum-ms must be at least 1");
   RunPlan plan;
   FATHOM_ASSIGN_OR_RETURN(plan.library, options.library.empty() ? FindTracerLibrary()
                                                                  : Result<std::string>(options.library));
+  if (!dynamic) {
+    return Status::Error(program + " is statically linked: a static program does not load " +
+                         fs::path(plan.library).filename().string() +
+                         " (LD_PRELOAD), so it cannot be traced; link it dynamically to trace it");
+  }
   plan.job = options.job;
   for (const char* name : {"SLURM_JOB_ID", "PBS_JOBID"}) {
     const char* value = std::getenv(name);

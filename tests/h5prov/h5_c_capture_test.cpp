@@ -291,5 +291,19 @@ TEST(CCapture, ShellWithTheTracerPreloadedNeitherLoadsHdf5NorFails) {
   EXPECT_NE(::stat((dir / "traces").c_str(), &st), 0);  // nothing written: it never called HDF5
 }
 
+TEST(CCapture, AStaticallyLinkedProgramIsRefusedNamingTheHdf5Tracer) {
+  fathom::testing::TempDir dir;
+  const std::string program = std::string(FATHOM_BUILD_DIR) + "/tests/io-workloads/static_program";
+  const auto run = fathom::testing::Run(
+      {fathom::testing::FathomBinary(), "h5", "run", "--out", dir / "traces", "--", program});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, "fathom h5 run: " + program +
+                                " is statically linked: a static program does not load "
+                                "libfathom-h5.so (LD_PRELOAD), so it cannot be traced; link it "
+                         "dynamically to trace it\n");
+  struct stat st;
+  EXPECT_NE(::stat((dir / "traces").c_str(), &st), 0);  // nothing ran, nothing was written
+}
+
 }  // namespace
 }  // namespace fathom::h5prov
