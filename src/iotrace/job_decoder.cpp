@@ -7,6 +7,7 @@
 
 #include <zstd.h>
 
+#include "core/trace_files.h"
 #include "fathom/iotrace.h"
 #include "iotrace/job_format.h"
 
@@ -436,12 +437,8 @@ Result<std::vector<Trace>> ExpandJob(std::string_view bytes, const std::string& 
 }
 
 Result<std::vector<Trace>> ReadJob(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::FromErrno(errno, "cannot open the job file " + path);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return Status::FromErrno(errno, "cannot read the job file " + path);
-  return ExpandJob(bytes.str(), path);
+  FATHOM_ASSIGN_OR_RETURN(const std::string bytes, ReadWholeFile(path, "job file"));
+  return ExpandJob(bytes, path);
 }
 
 bool IsJobFile(const std::string& path) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/trace_files.h"
 #include "fathom/iotrace.h"
 #include "iotrace/trace_format.h"
 
@@ -256,29 +257,12 @@ Result<Trace> DecodeTrace(std::string_view bytes, const std::string& name) {
 }
 
 Result<Trace> ReadTrace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::FromErrno(errno, "cannot open the trace " + path);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return Status::FromErrno(errno, "cannot read the trace " + path);
-  return DecodeTrace(bytes.str(), path);
+  FATHOM_ASSIGN_OR_RETURN(const std::string bytes, ReadWholeFile(path, "trace"));
+  return DecodeTrace(bytes, path);
 }
 
 Result<std::vector<std::string>> FindTraceFiles(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (ec) return Status::Error("cannot read " + path + ": " + ec.message(), ec);
-  std::vector<std::string> files;
-  if (!fs::is_directory(status)) {
-    files.push_back(path);
-    return files;
-  }
-  for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file() && it->path().extension() == ".fio") files.push_back(it->path().string());
-  }
-  if (ec) return Status::Error("cannot list " + path + ": " + ec.message(), ec);
-  std::sort(files.begin(), files.end());
+  FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> files, FilesWithExtension(path, ".fio"));
   if (files.empty()) {
     return Status::Error("no traces (*.fio) under " + path + "; `fathom io run --out " + path +
                          " -- COMMAND` writes them");
