@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/trace_files.h"
+#include "iotrace/frame_walk.h"
 #include "fathom/h5prov.h"
 #include "h5prov/h5_format.h"
 
@@ -261,12 +262,6 @@ class FrameDecoder {
 };
 
 // True if a whole frame that checks starts at `at`.
-bool FrameAt(const uint8_t* data, size_t size, size_t at) {
-  if (size - at < f::kFrameHeaderSize || f::GetU32(data + at) != f::kFrameMagic) return false;
-  const uint32_t length = f::GetU32(data + at + 4);
-  return length <= f::kMaxFramePayload && size - at - f::kFrameHeaderSize >= length &&
-         f::Crc32(data + at + f::kFrameHeaderSize, length) == f::GetU32(data + at + 8);
-}
 
 }  // namespace
 
@@ -285,32 +280,10 @@ Result<Trace> DecodeTrace(std::string_view bytes, const std::string& name) {
                          ", which this fathom does not read (it reads version " + std::to_string(f::kVersion) +
                          "); read it with the fathom that wrote it");
   }
-  size_t at = f::kFileHeaderSize;
-  while (at < bytes.size()) {
-    if (!FrameAt(data, bytes.size(), at)) {
-      // Damage: the next frame that checks, if any, is where reading goes on.
-      size_t next = at + 1;
-      while (next < bytes.size() && !FrameAt(data, bytes.size(), next)) ++next;
-      const bool cut = bytes.size() - at < f::kFrameHeaderSize ||
-                       (f::GetU32(data + at) == f::kFrameMagic &&
-                        bytes.size() - at - f::kFrameHeaderSize < f::GetU32(data + at + 4));
-      if (next >= bytes.size()) {
-        trace.problems.push_back(name + (cut ? " ends inside the frame at offset " : " is damaged from offset ") +
-                                 std::to_string(at) + (cut ? " (the process was killed while writing)" : "") +
-                                 "; the rest of the file is not read");
-        break;
-      }
-      trace.problems.push_back("bytes " + std::to_string(at) + " to " + std::to_string(next) + " of " + name +
-                               " are not a frame that checks (damaged) and are skipped");
-      at = next;
-      continue;
-    }
-    const uint32_t length = f::GetU32(data + at + 4);
-    const uint8_t* payload = data + at + f::kFrameHeaderSize;
-    FrameDecoder(payload, payload + length, trace, at + f::kFrameHeaderSize).Decode();
-    ++trace.frames;
-    at += f::kFrameHeaderSize + length;
-  }
+  trace.frames = iotrace::WalkFrames(bytes, f::kFileHeaderSize, name, {f::kFrameMagic, f::kMaxFramePayload},
+                                     trace.problems, [&](const uint8_t* payload, size_t length, size_t offset) {
+                                       FrameDecoder(payload, payload + length, trace, offset).Decode();
+                                     });
   if (!trace.has_process) {
     trace.problems.push_back(name + " has no process record: its times cannot be placed on the wall clock");
   }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/trace_files.h"
+#include "iotrace/frame_walk.h"
 #include "fathom/iotrace.h"
 #include "iotrace/trace_format.h"
 
@@ -220,36 +221,10 @@ Result<Trace> DecodeTrace(std::string_view bytes, const std::string& name) {
                          ", newer than this fathom reads (" + std::to_string(f::kVersion) +
                          "); read it with the fathom that wrote it or a newer one");
   }
-  size_t at = f::kFileHeaderSize;
-  while (at < bytes.size()) {
-    if (bytes.size() - at < f::kFrameHeaderSize) {
-      trace.problems.push_back(name + " ends inside a frame header at offset " + std::to_string(at) +
-                               " (the process was killed while writing)");
-      break;
-    }
-    const uint32_t magic = f::GetU32(data + at);
-    const uint32_t length = f::GetU32(data + at + 4);
-    const uint32_t crc = f::GetU32(data + at + 8);
-    if (magic != f::kFrameMagic || length > f::kMaxFramePayload) {
-      trace.problems.push_back("no frame at offset " + std::to_string(at) + " of " + name +
-                               " (damaged); the rest of the file is not read");
-      break;
-    }
-    if (bytes.size() - at - f::kFrameHeaderSize < length) {
-      trace.problems.push_back(name + " ends inside the frame at offset " + std::to_string(at) +
-                               " (the process was killed while writing, or the disk was full)");
-      break;
-    }
-    const uint8_t* payload = data + at + f::kFrameHeaderSize;
-    if (f::Crc32(payload, length) != crc) {
-      trace.problems.push_back("the frame at offset " + std::to_string(at) + " of " + name +
-                               " fails its checksum (damaged) and is skipped");
-    } else {
-      FrameDecoder(payload, payload + length, trace, at + f::kFrameHeaderSize).Decode();
-      ++trace.frames;
-    }
-    at += f::kFrameHeaderSize + length;
-  }
+  trace.frames = WalkFrames(bytes, f::kFileHeaderSize, name, {f::kFrameMagic, f::kMaxFramePayload}, trace.problems,
+                            [&](const uint8_t* payload, size_t length, size_t offset) {
+                              FrameDecoder(payload, payload + length, trace, offset).Decode();
+                            });
   if (!trace.has_process) {
     trace.problems.push_back(name + " has no process record: its times cannot be placed on the wall clock");
   }

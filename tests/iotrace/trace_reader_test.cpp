@@ -183,8 +183,9 @@ TEST(TraceReader, AFrameWithABadChecksumIsSkippedWithAProblemNamingItsOffset) {
   auto trace = DecodeTrace(bytes, "damaged.fio");
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   ASSERT_EQ(trace->problems.size(), 1u);
-  EXPECT_EQ(trace->problems[0], "the frame at offset " + std::to_string(before.size()) +
-                                    " of damaged.fio fails its checksum (damaged) and is skipped");
+  EXPECT_EQ(trace->problems[0], "bytes " + std::to_string(before.size()) + " to " +
+                                    std::to_string(before.size() + damaged.size()) +
+                                    " of damaged.fio are not a frame that checks (damaged) and are skipped");
   EXPECT_EQ(trace->frames, 2u);
   ASSERT_EQ(trace->runs.size(), 1u);  // the frame after the damaged one is read
   EXPECT_EQ(trace->runs[0].t_first, 4005u);
@@ -199,7 +200,7 @@ TEST(TraceReader, AFileCutInsideAFrameKeepsTheFramesBeforeItAndReportsTheCut) {
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   ASSERT_EQ(trace->problems.size(), 1u);
   EXPECT_EQ(trace->problems[0], "cut.fio ends inside the frame at offset " + std::to_string(whole.size()) +
-                                    " (the process was killed while writing, or the disk was full)");
+                                    " (the process was killed while writing); the rest of the file is not read");
   EXPECT_TRUE(trace->has_process);
   EXPECT_EQ(trace->frames, 2u);
   ASSERT_EQ(trace->runs.size(), 1u);
@@ -209,8 +210,8 @@ TEST(TraceReader, AFileCutInsideAFrameKeepsTheFramesBeforeItAndReportsTheCut) {
   auto in_header = DecodeTrace(whole + last.substr(0, 5), "cut.fio");
   ASSERT_TRUE(in_header.ok());
   ASSERT_EQ(in_header->problems.size(), 1u);
-  EXPECT_EQ(in_header->problems[0], "cut.fio ends inside a frame header at offset " + std::to_string(whole.size()) +
-                                        " (the process was killed while writing)");
+  EXPECT_EQ(in_header->problems[0], "cut.fio ends inside the frame at offset " + std::to_string(whole.size()) +
+                                        " (the process was killed while writing); the rest of the file is not read");
   EXPECT_EQ(in_header->runs.size(), 1u);
 }
 
