@@ -33,4 +33,12 @@ inline std::string OneFrame(std::string header, uint32_t frame_magic, const uint
   return bytes;
 }
 
+// The fuzzer's input as a file: when its first byte is odd, the rest wrapped as one frame of
+// `frame_magic` after `header`; else the bytes as they are (size > 0).
+inline std::string FileOfInput(const uint8_t* data, size_t size, std::string header,
+                               uint32_t frame_magic) {
+  if ((data[0] & 1) == 0) return std::string(reinterpret_cast<const char*>(data), size);
+  return OneFrame(std::move(header), frame_magic, data + 1, size - 1);
+}
+
 }  // namespace fathom::fuzz

@@ -19,20 +19,20 @@ namespace {
 
 using fathom::fuzz::Violated;
 
-std::string Framed(const uint8_t* data, size_t size) {
+// A header of this version, as the tracer writes it.
+std::string Header() {
   namespace f = fathom::iotrace::format;
   std::string header(f::kFileHeaderSize, '\0');
   f::PutFileHeader(reinterpret_cast<uint8_t*>(header.data()));
-  return fathom::fuzz::OneFrame(std::move(header), f::kFrameMagic, data, size);
+  return header;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const std::string input = (data[0] & 1) != 0
-                                ? Framed(data + 1, size - 1)
-                                : std::string(reinterpret_cast<const char*>(data), size);
+  const std::string input =
+      fathom::fuzz::FileOfInput(data, size, Header(), fathom::iotrace::format::kFrameMagic);
   auto trace = fathom::iotrace::DecodeTrace(input, "fuzz.fio");
   if (!trace.ok()) return 0;
   for (const auto& r : trace->runs) {
