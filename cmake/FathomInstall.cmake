@@ -93,3 +93,4 @@ fathom_man_page(fathom-io-anomalies fathom fathom "targets much slower than thei
 fathom_man_page(fathom-h5 fathom fathom "trace the HDF5 calls of programs and read the traces" ARGS h5)
 fathom_man_page(fathom-h5-run fathom fathom "run a command with its HDF5 calls traced by libfathom-h5.so" ARGS h5 run)
 fathom_man_page(fathom-h5-dump fathom fathom "print HDF5 traces as JSON" ARGS h5 dump)
+fathom_man_page(fathom-h5-report fathom fathom "hot functions, latencies, stragglers and datasets of HDF5 traces" ARGS h5 report)

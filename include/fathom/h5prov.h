@@ -159,4 +159,73 @@ Result<RunPlan> PlanRun(const RunOptions& options);
 // libfathom-h5.so beside the fathom executable (build tree or installed), or $FATHOM_H5_LIBRARY.
 Result<std::string> FindTracerLibrary();
 
+// ---- the analysis (`fathom h5 report`) ------------------------------------------------------
+//
+// H5Prov's questions answered from traces: which functions take the time (hot functions), how
+// their latencies spread, which calls and ranks straggle, and what each dataset moved. Only
+// the program's own calls count (outermost: parent 0); the calls HDF5 makes of itself are
+// inside them. Pure functions over values; any thread.
+
+// Latencies of one function: nearest-rank percentiles, and a histogram of log2 buckets
+// (bucket b holds durations in [2^b, 2^(b+1)) ns; 0 ns falls in bucket 0).
+struct Latency {
+  uint64_t count = 0;
+  uint64_t total_ns = 0;
+  uint64_t p50_ns = 0, p90_ns = 0, p99_ns = 0, max_ns = 0;
+  std::map<int, uint64_t> log2_buckets;
+};
+
+struct FunctionReport {
+  std::string name;          // "H5Dwrite"
+  Latency latency;
+  uint64_t failed = 0;
+  double share = 0;          // of the time in outermost HDF5 calls
+};
+
+// A call above its function's straggler threshold: median + 5 MAD, and at least twice the
+// median.
+struct Straggler {
+  std::string function;
+  std::string trace;         // the trace file
+  int64_t rank = -1;
+  uint64_t pid = 0;
+  uint64_t duration_ns = 0;
+  uint64_t threshold_ns = 0;
+  std::string object;        // "file.h5:/grp/ds" when known
+};
+
+// A process (rank) whose time in HDF5 is above the threshold over the job's processes.
+struct SlowRank {
+  std::string trace;
+  int64_t rank = -1;
+  uint64_t pid = 0;
+  uint64_t hdf5_ns = 0;
+  uint64_t threshold_ns = 0;
+};
+
+struct DatasetReport {
+  std::string file;          // the file's real path
+  std::string path;          // the dataset's path in the file
+  uint64_t reads = 0, writes = 0;
+  uint64_t read_bytes = 0, write_bytes = 0;   // in the file
+  uint64_t read_ns = 0, write_ns = 0;
+  uint64_t switches = 0;     // changes from reading to writing or back, in each process's call order
+};
+
+struct Report {
+  uint64_t processes = 0;
+  uint64_t calls = 0;        // outermost
+  uint64_t hdf5_ns = 0;      // their total time
+  std::vector<FunctionReport> functions;  // by total time, the most first
+  std::vector<Straggler> stragglers;      // the slowest first, at most 20
+  uint64_t straggler_calls = 0;           // how many calls are above their threshold
+  std::vector<SlowRank> slow_ranks;
+  std::vector<DatasetReport> datasets;    // by bytes moved, the most first
+  std::vector<std::string> problems;      // the traces' damage
+};
+
+Report Analyze(const std::vector<Trace>& traces);
+std::string ReportJson(const Report& report);
+std::string ReportText(const Report& report);
+
 }  // namespace fathom::h5prov

@@ -37,5 +37,6 @@ CommandRunner AddIoFetchCommand(CLI::App& io);
 // `fathom h5`: HDF5 provenance (run); `fathom h5 dump`, added to the `h5` command.
 CommandRunner AddH5Command(CLI::App& app);
 CommandRunner AddH5DumpCommand(CLI::App& h5);
+CommandRunner AddH5ReportCommand(CLI::App& h5);
 
 }  // namespace fathom::cli

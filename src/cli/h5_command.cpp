@@ -1,6 +1,6 @@
 // `fathom h5`: HDF5 provenance of programs (docs/h5prov.md).
 //   fathom h5 run [--job ID] [--out DIR] -- COMMAND...   run COMMAND under libfathom-h5.so
-// `fathom h5 dump` has a file of its own.
+// `fathom h5 dump` and `fathom h5 report` have files of their own.
 #include <cstdio>
 #include <memory>
 
@@ -61,8 +61,10 @@ CommandRunner AddH5Command(CLI::App& app) {
   run->positionals_at_end();
 
   CommandRunner dump = AddH5DumpCommand(*h5);
-  return [run, options, dump]() -> int {
+  CommandRunner report = AddH5ReportCommand(*h5);
+  return [h5, run, options, dump, report]() -> int {
     if (run->parsed()) return RunTraced(*options);
+    if (h5->got_subcommand("report")) return report();
     return dump();
   };
 }

@@ -1,11 +1,14 @@
 // C programs against Debian's HDF5 under `fathom h5 run`: exactly the calls they make, with
 // the right objects, names and bytes; failed calls recorded as failed with the program's error
 // stack untouched; h5py's way of closing (H5Idec_ref) leaving nothing open; a hid_t handed out
-// again naming the new dataset; a process that never loads HDF5 left alone.
+// again naming the new dataset; a process that never loads HDF5 left alone; `fathom h5 report`
+// of a known program.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "h5prov/h5_run.h"
@@ -138,6 +141,33 @@ TEST(CCapture, KnownOperationsGiveExactlyTheirRecords) {
 // The output of error_stack with HDF5's "thread N" (its id differs from run to run) left out.
 std::string WithoutThreadIds(const std::string& text) {
   return std::regex_replace(text, std::regex("thread [0-9]+"), "thread N");
+}
+
+TEST(CCapture, TheReportOfKnownOperationsCountsEachFunctionAndTheDatasetsBytes) {
+  fathom::testing::TempDir dir;
+  const std::string file = dir / "known.h5";
+  auto run = RunTraced(dir / "traces", {Workload("known_ops"), file});
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.err;
+  auto report = fathom::testing::Run({fathom::testing::FathomBinary(), "h5", "report", "--json", dir / "traces/job"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const auto j = nlohmann::json::parse(report.out);
+  EXPECT_EQ(j["processes"], 1);
+  EXPECT_EQ(j["calls"], 18);
+  std::map<std::string, int> counts;
+  for (const auto& f : j["functions"]) counts[f["function"]] = f["count"];
+  EXPECT_EQ(counts, (std::map<std::string, int>{{"H5Acreate2", 1}, {"H5Aclose", 2}, {"H5Aopen", 1}, {"H5Aread", 1},
+                                                {"H5Awrite", 1}, {"H5Dclose", 2}, {"H5Dcreate2", 1}, {"H5Dopen2", 1},
+                                                {"H5Dread", 1}, {"H5Dwrite", 1}, {"H5Fclose", 2}, {"H5Fcreate", 1},
+                                                {"H5Fopen", 1}, {"H5Gclose", 1}, {"H5Gcreate2", 1}}));
+  ASSERT_EQ(j["datasets"].size(), 1u);
+  const auto& d = j["datasets"][0];
+  EXPECT_EQ(d["file"], std::filesystem::canonical(file).string());
+  EXPECT_EQ(d["path"], "/grp/data");
+  EXPECT_EQ(d["writes"], 1);
+  EXPECT_EQ(d["write_bytes"], 24);
+  EXPECT_EQ(d["reads"], 1);
+  EXPECT_EQ(d["read_bytes"], 192);
+  EXPECT_EQ(d["switches"], 1);
 }
 
 TEST(CCapture, FailedCallsAreRecordedAndTheProgramSeesTheSameErrorStack) {
