@@ -10,8 +10,11 @@
 
 #include <algorithm>
 #include <random>
+#include <thread>
 
 #include "sources/poll/poll_source.h"
+#include "sources/poll/snapshot.h"
+#include "sources/poll/snapshot_diff.h"
 #include "sources/source_test_util.h"
 #include "support/fs_ops.h"
 #include "support/temp_dir.h"
@@ -228,3 +231,88 @@ TEST(PollSourceTest, StopEndsAWaitAndTheSourceThreadPromptly) {
 
 }  // namespace
 }  // namespace fathom::testing
+
+namespace fathom::poll_internal {
+namespace {
+
+using fathom::testing::MakeDirs;
+using fathom::testing::RemoveTree;
+using fathom::testing::TempDir;
+
+struct Dir {
+  std::string name;
+  uint64_t ino;
+  uint64_t file_ino;  // of the one file it holds, "in-<name>"
+};
+
+// A snapshot of a root directory (ino 1) holding `dirs`.
+Snapshot SnapshotOf(const std::string& root, const std::vector<Dir>& dirs) {
+  SnapshotBuilder builder;
+  scan::ScanChunk top;
+  top.path = root;
+  top.attrs.mode = S_IFDIR | 0755;
+  top.attrs.ino = 1;
+  top.dir_token = 1;
+  top.first = top.last = true;
+  uint64_t token = 2;
+  std::vector<scan::ScanChunk> below;
+  for (const auto& [name, ino, file_ino] : dirs) {
+    scan::ScanEntry e;
+    e.name = name;
+    e.attrs.mode = S_IFDIR | 0755;
+    e.attrs.ino = ino;
+    e.attrs.nlink = 2;
+    e.dir_token = token;
+    top.entries.push_back(e);
+    scan::ScanChunk c;
+    c.path = root + "/" + name;
+    c.attrs = e.attrs;
+    c.dir_token = token++;
+    c.parent_token = 1;
+    c.first = c.last = true;
+    scan::ScanEntry file;
+    file.name = "in-" + name;
+    file.attrs.mode = S_IFREG | 0644;
+    file.attrs.ino = file_ino;
+    file.attrs.nlink = 1;
+    c.entries.push_back(file);
+    below.push_back(std::move(c));
+  }
+  builder.OnChunk(std::move(top));
+  for (auto& c : below) builder.OnChunk(std::move(c));
+  return builder.Take();
+}
+
+// Between two passes a directory is removed and a new one, made after the first pass, gets
+// its inode number: that is a deletion and a creation, not a rename (which would carry the old
+// directory's content to the new name). File systems without birth times are left as before.
+TEST(PollSnapshotDiff, AnInodeNumberHandedToANewDirectoryIsNotARename) {
+  TempDir t;
+  const std::string root = t / "tree";
+  MakeDirs(root + "/old");
+  Snapshot before = SnapshotOf(root, {{"old", 77, 78}});
+  before.set_ended_ns(NowNs());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // past the clock's coarse tick
+  RemoveTree(root + "/old");
+  MakeDirs(root + "/new");
+  const Snapshot after = SnapshotOf(root, {{"new", 77, 79}});
+  uint32_t cookie = 0;
+  std::vector<Event> events;
+  DiffSnapshots(before, after, 1, cookie, events);
+  std::vector<std::string> got;
+  for (const Event& e : events) got.push_back(KindNames(e.mask) + " " + e.path.substr(root.size()));
+  EXPECT_EQ(got, (std::vector<std::string>{"DELETE /old/in-old", "DELETE,ISDIR /old", "CREATE,ISDIR /new",
+                                           "CREATE /new/in-new"}));
+
+  // The same objects seen by a pass that ended after the new directory was made: a rename.
+  before.set_ended_ns(NowNs());
+  events.clear();
+  DiffSnapshots(before, after, 1, cookie, events);
+  got.clear();
+  for (const Event& e : events) got.push_back(KindNames(e.mask) + " " + e.path.substr(root.size()));
+  EXPECT_EQ(got, (std::vector<std::string>{"MOVED_FROM,ISDIR /old", "MOVED_TO,ISDIR /new", "DELETE /new/in-old",
+                                           "CREATE /new/in-new"}));
+}
+
+}  // namespace
+}  // namespace fathom::poll_internal

@@ -112,7 +112,9 @@ class PollSource : public Source {
     SnapshotBuilder builder;
     FATHOM_RETURN_IF_ERROR(scanner_.Run(roots_, builder));
     counters_.rescans += 1;
-    return builder.Take();
+    Snapshot snapshot = builder.Take();
+    snapshot.set_ended_ns(NowNs());
+    return snapshot;
   }
 
   void Loop(Clock::time_point last_start) {

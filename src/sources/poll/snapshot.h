@@ -54,6 +54,11 @@ class Snapshot {
   // kNoParent when there is none.
   uint32_t Match(const Object& o, std::string_view name, uint32_t parent_here) const;
 
+  // When the pass that made the snapshot ended (wall clock, ns; 0: unknown). Every object it
+  // holds was born before then.
+  int64_t ended_ns() const { return ended_ns_; }
+  void set_ended_ns(int64_t ns) { ended_ns_ = ns; }
+
  private:
   friend class SnapshotBuilder;
   uint32_t Add(const Object& o, std::string_view name);
@@ -65,6 +70,7 @@ class Snapshot {
   std::vector<Object> objects_;
   std::string names_;
   std::vector<uint32_t> by_identity_;  // object indexes ordered by (dev, ino)
+  int64_t ended_ns_ = 0;
 };
 
 class SnapshotBuilder : public scan::ScanSink {

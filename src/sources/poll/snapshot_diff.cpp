@@ -1,5 +1,6 @@
 #include "sources/poll/snapshot_diff.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -57,6 +58,17 @@ class View {
 
 uint32_t DirFlag(const Object& o) { return S_ISDIR(o.mode) ? kind::kIsDir : 0; }
 
+// Whether the object at `path` was born after `ns` (wall clock), where the file system keeps
+// birth times (statx STX_BTIME); false when it cannot tell.
+bool BornAfter(const std::string& path, int64_t ns) {
+  struct statx st;
+  if (statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_BTIME, &st) != 0 ||
+      (st.stx_mask & STATX_BTIME) == 0) {
+    return false;
+  }
+  return st.stx_btime.tv_sec * 1'000'000'000LL + st.stx_btime.tv_nsec > ns;
+}
+
 }  // namespace
 
 void DiffSnapshots(const Snapshot& before, const Snapshot& after, int64_t ts_ns, uint32_t& cookie,
@@ -69,11 +81,17 @@ void DiffSnapshots(const Snapshot& before, const Snapshot& after, int64_t ts_ns,
     const Object& o = after.at(i);
     const uint32_t parent_old = o.parent == kNoParent ? kNoParent : old_of[o.parent];
     const uint32_t j = before.Match(o, after.name(i), parent_old);
-    if (j != kNoParent && new_of[j] == kNoParent &&
-        (o.parent == kNoParent) == (before.at(j).parent == kNoParent)) {
-      old_of[i] = j;
-      new_of[j] = i;
+    if (j == kNoParent || new_of[j] != kNoParent ||
+        (o.parent == kNoParent) != (before.at(j).parent == kNoParent) ||
+        (o.mode & S_IFMT) != (before.at(j).mode & S_IFMT)) {
+      continue;
     }
+    // Seen elsewhere under the same identity: a rename, unless the inode number was freed and
+    // handed to an object born after the previous pass, which could not have seen it.
+    const bool moved = before.at(j).parent != parent_old || before.name(j) != after.name(i);
+    if (moved && before.ended_ns() > 0 && BornAfter(after.Path(i), before.ended_ns())) continue;
+    old_of[i] = j;
+    new_of[j] = i;
   }
   auto emit = [&](uint32_t mask, uint32_t ck, std::string root, std::string path) {
     Event e;

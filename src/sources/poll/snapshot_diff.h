@@ -1,7 +1,9 @@
 // snapshot_diff.h — the events that turn one scan pass's snapshot into the next one.
 //
-// Objects are matched by identity (st_dev, st_ino; a file with several links also by parent
-// and name), so that a rename is reported as a MOVED_FROM/MOVED_TO pair (one fresh non-zero
+// Objects are matched by identity (st_dev, st_ino, and the type; a file with several links
+// also by parent and name; an object seen under a new name whose birth time, where the file
+// system keeps one, is after the earlier pass ended is a new object that took a freed inode
+// number), so that a rename is reported as a MOVED_FROM/MOVED_TO pair (one fresh non-zero
 // cookie, adjacent) and not as a delete and a create; a moved directory's descendants move
 // with it silently, as with inotify. Events come in an order a consumer can replay to
 // rebuild the new tree: renames (shallowest new place first, a created directory they move
