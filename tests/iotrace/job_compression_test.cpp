@@ -52,7 +52,9 @@ struct Compressed {
 Compressed RunAndCompress(int ranks, const std::string& mode, const std::string& path,
                           const std::string& out) {
   Compressed c;
-  auto run = RunTraced(out, Mpirun(ranks, mode, path));
+  // A quantum longer than any run here: a loaded machine must not cut a rank's runs at a
+  // quantum's end (what the groups are counted from).
+  auto run = RunTraced(out, Mpirun(ranks, mode, path), {"--quantum-ms", "600000"});
   EXPECT_EQ(run.result.exit_code, 0) << run.result.err;
   c.traces = std::move(run.traces);
   const CompressedJob job = CompressJob(c.traces);
