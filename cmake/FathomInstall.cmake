@@ -93,4 +93,5 @@ fathom_man_page(fathom-io-anomalies fathom fathom "targets much slower than thei
 fathom_man_page(fathom-h5 fathom fathom "trace the HDF5 calls of programs and read the traces" ARGS h5)
 fathom_man_page(fathom-h5-run fathom fathom "run a command with its HDF5 calls traced by libfathom-h5.so" ARGS h5 run)
 fathom_man_page(fathom-h5-dump fathom fathom "print HDF5 traces as JSON" ARGS h5 dump)
-fathom_man_page(fathom-h5-report fathom fathom "hot functions, latencies, stragglers and datasets of HDF5 traces" ARGS h5 report)
+fathom_man_page(fathom-h5-report fathom fathom "hot functions, latencies, stragglers, datasets, collectives, access shapes and a timeline of HDF5 traces; Darshan's H5F and H5D counters" ARGS h5 report)
+fathom_man_page(fathom-h5-lineage fathom fathom "which jobs created, wrote and read each HDF5 dataset, as text or W3C PROV-JSON" ARGS h5 lineage)

@@ -212,6 +212,58 @@ struct DatasetReport {
   uint64_t switches = 0;     // changes from reading to writing or back, in each process's call order
 };
 
+// A collective operation compared across the ranks of a job: the k-th call of one function on
+// one object (file and path) in each rank. Collective are the reads and writes whose transfer
+// is "collective", and in MPI processes (rank >= 0) H5Fcreate, H5Fopen, H5Fclose, H5Dcreate1
+// and H5Dcreate2, which parallel HDF5 makes collective.
+struct CollectiveGroup {
+  std::string job;
+  std::string function;
+  std::string object;        // "file.h5" or "file.h5:/path"
+  uint64_t index = 0;        // k: 0 for each rank's first such call
+  uint64_t ranks = 0;        // how many ranks made it
+  uint64_t min_ns = 0, median_ns = 0, max_ns = 0;
+  uint64_t spread_ns = 0;    // max - min
+  int64_t slowest_rank = -1;
+};
+
+struct CollectiveReport {
+  uint64_t groups = 0;                  // matched in at least two ranks
+  std::vector<CollectiveGroup> worst;   // by spread, the largest first, at most 10
+};
+
+// The selections of one dataset's reads and writes, over every process.
+struct AccessShape {
+  std::vector<uint64_t> count, block;   // of a regular hyperslab, per dimension
+  uint64_t accesses = 0;
+};
+
+struct DatasetShapes {
+  std::string file, path;
+  uint64_t all = 0, none = 0, points = 0, regular = 0, irregular = 0, chunk = 0;
+  std::vector<AccessShape> common;      // regular hyperslabs by count x block, the most used first, at most 4
+};
+
+// HDF5 time of each process in buckets of equal width from the first call of all traces (on
+// the wall clock); a call spanning buckets is split between them.
+struct TimelineBucket {
+  uint64_t read_ns = 0, write_ns = 0, meta_ns = 0;  // metadata: every call that is not a read or write
+};
+
+struct ProcessTimeline {
+  std::string trace;
+  int64_t rank = -1;
+  uint64_t pid = 0;
+  std::vector<TimelineBucket> buckets;
+};
+
+struct Timeline {
+  uint64_t start_wall_ns = 0;
+  uint64_t bucket_ns = 0;    // 1, 2 or 5 x 10^k ns: the smallest giving at most 50 buckets
+  uint64_t buckets = 0;
+  std::vector<ProcessTimeline> processes;
+};
+
 struct Report {
   uint64_t processes = 0;
   uint64_t calls = 0;        // outermost
@@ -221,11 +273,128 @@ struct Report {
   uint64_t straggler_calls = 0;           // how many calls are above their threshold
   std::vector<SlowRank> slow_ranks;
   std::vector<DatasetReport> datasets;    // by bytes moved, the most first
+  CollectiveReport collectives;
+  std::vector<DatasetShapes> shapes;      // by file, then path
+  Timeline timeline;
   std::vector<std::string> problems;      // the traces' damage
 };
+
+// The parts of Analyze(), each over the programs' own calls.
+CollectiveReport CompareCollectives(const std::vector<Trace>& traces);
+std::vector<DatasetShapes> AccessShapes(const std::vector<Trace>& traces);
+Timeline BuildTimeline(const std::vector<Trace>& traces);
 
 Report Analyze(const std::vector<Trace>& traces);
 std::string ReportJson(const Report& report);
 std::string ReportText(const Report& report);
+
+// Every trace of `paths` (trace files, or directories searched for them), read. A path or
+// file that cannot be read is left out and said in `errors`; a trace's damage stays in its
+// Trace::problems.
+std::vector<Trace> ReadTraces(const std::vector<std::string>& paths, std::vector<std::string>* errors);
+
+// ---- lineage (`fathom h5 lineage`) -----------------------------------------------------------
+//
+// Which process of which job created, wrote or read each dataset, when and with which
+// selections, across any number of runs. A dataset is the same across traces when its file is
+// (the real path and the device and inode recorded at open) and its object header's address is
+// (Object::address; its path when the address is unknown). A file replaced by another one
+// (deleted and created again, renamed over) has another inode, so it starts a lineage of its
+// own; a file truncated in place (H5F_ACC_TRUNC) keeps its inode and its datasets are matched by
+// address. Times are on the wall clock (each process's anchor). Only the programs' own calls
+// count (parent 0). Pure functions over values; any thread.
+
+// One process image (one trace).
+struct LineageProcess {
+  std::string trace;
+  std::string job;
+  std::string host;
+  uint64_t pid = 0;
+  int64_t rank = -1;
+  uint64_t uid = 0;
+  std::vector<std::string> argv;
+  uint64_t start_wall_ns = 0, end_wall_ns = 0;  // its first call's start and its last call's end
+};
+
+// What one process did to one dataset. The *_ns fields are wall-clock ns, meaningful when the
+// counts say so: the reads' when reads > 0, the writes' when created or writes > 0.
+struct DatasetUse {
+  size_t process = 0;             // index in Lineage::processes
+  bool created = false;
+  uint64_t opens = 0, reads = 0, writes = 0;
+  uint64_t read_bytes = 0, write_bytes = 0;  // in the file
+  uint64_t first_ns = 0, last_ns = 0;        // its first call's start and its last call's end
+  uint64_t first_read_ns = 0, last_read_ns = 0;      // the first and the last read's start
+  uint64_t first_written_ns = 0, last_written_ns = 0;  // the first and last create or write's end
+  std::vector<std::string> selections;       // distinct, in order of first use (SelectionText)
+};
+
+struct LineageDataset {
+  std::string file;               // the file's real path
+  uint64_t dev = 0, ino = 0;
+  uint64_t address = 0;           // Object::address; 0: matched by path
+  std::string path;               // its path in the file
+  std::vector<DatasetUse> uses;   // by first_ns
+};
+
+// Process `writer` created or wrote `dataset` before process `reader` read it (the end of the
+// first create or write is at or before the start of the last read).
+struct LineageEdge {
+  size_t dataset = 0, writer = 0, reader = 0;   // indexes in Lineage::datasets and ::processes
+  uint64_t written_ns = 0, read_ns = 0;         // the writer's first_written_ns, the reader's last_read_ns
+};
+
+// Process `process` read dataset `used` and then wrote another dataset, `generated` (its
+// first read started before its last write ended).
+struct Derivation {
+  size_t generated = 0, used = 0, process = 0;
+};
+
+struct Lineage {
+  std::vector<LineageProcess> processes;   // one per trace, in the traces' order
+  std::vector<LineageDataset> datasets;    // by file, then path
+  std::vector<LineageEdge> edges;
+  std::vector<Derivation> derivations;
+};
+
+Lineage BuildLineage(const std::vector<Trace>& traces);
+// The lineage of the dataset named "FILE:/path" (FILE its real path): that dataset, the
+// datasets it was derived from or that were derived from it, and the processes that used
+// them. An error when no dataset has that name.
+Result<Lineage> FocusLineage(const Lineage& lineage, const std::string& dataset);
+std::string LineageText(const Lineage& lineage);
+// W3C PROV-JSON (https://www.w3.org/Submission/prov-json/): entities (files, datasets),
+// activities (processes, with prov:startTime and prov:endTime), agents (users, jobs), and
+// wasGeneratedBy, used, wasAssociatedWith, wasDerivedFrom and hadMember (file, dataset).
+std::string LineageProvJson(const Lineage& lineage);
+
+// A selection as text: "all", "none", "points 5", "regular start=1,2 count=2,3" (stride and
+// block when not all 1), "irregular 4 blocks", "chunk".
+std::string SelectionText(const Selection& selection);
+// Wall-clock ns of a monotonic time of the process.
+uint64_t WallNs(const ProcessInfo& process, uint64_t monotonic_ns);
+
+// ---- Darshan's HDF5 counters (`fathom h5 report --darshan-text`) ----------------------------
+//
+// The counters of Darshan's H5F and H5D modules (log format H5F 3, H5D 2), computed from the
+// traces so that they can be set beside a Darshan log. One record per file and per dataset of
+// each process; a record that every rank of an MPI job has is reduced to one of rank -1, as
+// Darshan reduces shared records (FASTEST/SLOWEST_RANK and the variances then say how the
+// ranks differ). docs/h5prov.md says where a figure is computed differently.
+struct DarshanRecord {
+  std::string module;        // "H5F" or "H5D"
+  int64_t rank = 0;          // the MPI rank (0 without MPI), -1 for a shared record
+  uint64_t id = 0;           // 64-bit FNV-1a of the name (Darshan hashes it otherwise)
+  std::string name;          // H5F: the file's path; H5D: "file:/path"
+  uint64_t file_id = 0;      // H5D: the record id of its file (H5D_FILE_REC_ID)
+  std::vector<std::pair<std::string, int64_t>> counters;  // in Darshan's order
+  std::vector<std::pair<std::string, double>> fcounters;  // seconds since the first call
+};
+
+std::vector<DarshanRecord> DarshanRecords(const std::vector<Trace>& traces);
+// As darshan-parser prints them: "#<module>\t<rank>\t<record id>\t<counter>\t<value>\t<file name>\t<mount pt>\t<fs type>"
+// lines, the mount point and file system from this machine's mount table ("UNKNOWN" when the
+// file is under none).
+std::string DarshanText(const std::vector<DarshanRecord>& records);
 
 }  // namespace fathom::h5prov

@@ -174,6 +174,18 @@ inline constexpr int kSizeBuckets = 10;
 int SizeBucket(uint64_t size);
 const char* SizeBucketName(int bucket);
 
+// darshan-parser's <mount pt> and <fs type> columns, from this machine's mount table (a report
+// is read where the traces were written, or the columns say UNKNOWN).
+struct Mount {
+  std::string point;
+  std::string type;
+};
+std::vector<Mount> Mounts();
+// The mount `path` is under (the longest point), or {"UNKNOWN", "UNKNOWN"}.
+const Mount& MountOf(const std::vector<Mount>& mounts, const std::string& path);
+// A record id for a name: 64-bit FNV-1a (Darshan hashes names otherwise).
+uint64_t DarshanRecordId(const std::string& name);
+
 struct LayerTotals {
   uint64_t read_bytes = 0;
   uint64_t write_bytes = 0;

@@ -38,5 +38,6 @@ CommandRunner AddIoFetchCommand(CLI::App& io);
 CommandRunner AddH5Command(CLI::App& app);
 CommandRunner AddH5DumpCommand(CLI::App& h5);
 CommandRunner AddH5ReportCommand(CLI::App& h5);
+CommandRunner AddH5LineageCommand(CLI::App& h5);
 
 }  // namespace fathom::cli

@@ -1,5 +1,6 @@
-// `fathom h5 report TRACE|DIR... [--json]`: hot functions, latencies, stragglers and datasets
-// of HDF5 traces (docs/h5prov.md).
+// `fathom h5 report TRACE|DIR... [--json | --darshan-text]`: hot functions, latencies,
+// stragglers, datasets, collective operations across ranks, access shapes and a timeline of
+// HDF5 traces, or Darshan's H5F and H5D counters (docs/h5prov.md).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -13,33 +14,22 @@ namespace {
 struct ReportArgs {
   std::vector<std::string> paths;
   bool json = false;
+  bool darshan_text = false;
 };
 
 int Report(const ReportArgs& args) {
-  std::vector<h5prov::Trace> traces;
-  int rc = 0;
-  for (const std::string& path : args.paths) {
-    auto files = h5prov::FindTraceFiles(path);
-    if (!files.ok()) {
-      std::fprintf(stderr, "fathom h5 report: %s\n", files.status().message().c_str());
-      rc = 1;
-      continue;
-    }
-    for (const std::string& file : *files) {
-      auto trace = h5prov::ReadTrace(file);
-      if (!trace.ok()) {
-        std::fprintf(stderr, "fathom h5 report: %s (left out)\n", trace.status().message().c_str());
-        rc = 1;
-        continue;
-      }
-      traces.push_back(std::move(*trace));
-    }
-  }
+  std::vector<std::string> errors;
+  const std::vector<h5prov::Trace> traces = h5prov::ReadTraces(args.paths, &errors);
+  for (const std::string& e : errors) std::fprintf(stderr, "fathom h5 report: %s\n", e.c_str());
   if (traces.empty()) return 1;
-  const h5prov::Report report = h5prov::Analyze(traces);
-  std::cout << (args.json ? h5prov::ReportJson(report) : h5prov::ReportText(report));
+  if (args.darshan_text) {
+    std::cout << h5prov::DarshanText(h5prov::DarshanRecords(traces));
+  } else {
+    const h5prov::Report report = h5prov::Analyze(traces);
+    std::cout << (args.json ? h5prov::ReportJson(report) : h5prov::ReportText(report));
+  }
   std::cout.flush();
-  return rc;
+  return errors.empty() ? 0 : 1;
 }
 
 }  // namespace
@@ -49,10 +39,15 @@ CommandRunner AddH5ReportCommand(CLI::App& h5) {
   CLI::App* report = h5.add_subcommand(
       "report",
       "What the programs' HDF5 calls cost: hot functions by total time, latency percentiles and log2 histograms "
-      "per function, straggling calls and processes (above median + 5 MAD and twice the median), bytes per dataset");
+      "per function, straggling calls and processes (above median + 5 MAD and twice the median), bytes per dataset, "
+      "collective operations compared across ranks, access shapes, a timeline per process");
   report->add_option("trace", args->paths, "Trace files (*.fh5) or directories of them (a job's OUT/JOB)")
       ->required();
-  report->add_flag("--json", args->json, "Print the report as JSON");
+  CLI::Option* json = report->add_flag("--json", args->json, "Print the report as JSON");
+  report
+      ->add_flag("--darshan-text", args->darshan_text,
+                 "Print Darshan's H5F and H5D counters computed from the traces, as darshan-parser prints them")
+      ->excludes(json);
   return [report, args]() -> int { return report->parsed() ? Report(*args) : 2; };
 }
 

@@ -1,50 +1,21 @@
 // fathom h5 report's analysis on traces made by hand, with every figure known: hot functions
 // over the programs' own calls (nested ones left out), nearest-rank percentiles and log2
 // buckets, straggling calls and processes (median + 5 MAD, at least twice the median), and the
-// bytes, calls and read/write switches of each dataset across processes.
+// bytes, calls and read/write switches of each dataset across processes; collective calls
+// matched across ranks, the selections of each dataset, and the timeline's buckets.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "fathom/h5prov.h"
-#include "h5prov/h5_format.h"
+#include "h5prov/h5_trace_builder.h"
 
 namespace fathom::h5prov {
 namespace {
 
 namespace f = format;
-
-struct TraceBuilder {
-  Trace t;
-  uint64_t seq = 0;
-  TraceBuilder(const std::string& file, int64_t rank, uint64_t pid) {
-    t.file = file;
-    t.process.rank = rank;
-    t.process.pid = pid;
-    Object& container = t.objects[1];
-    container.id = 1;
-    container.kind = "file";
-    container.path = "/data/f.h5";
-    Object& dataset = t.objects[2];
-    dataset.id = 2;
-    dataset.kind = "dataset";
-    dataset.file = 1;
-    dataset.path = "/grp/ds";
-  }
-  TraceBuilder& Add(uint8_t op, uint64_t duration, uint64_t object = 0, uint64_t file_bytes = 0,
-                    uint64_t parent = 0) {
-    Call c;
-    c.op = op;
-    c.seq = ++seq;
-    c.parent = parent;
-    c.duration = duration;
-    c.object = object;
-    c.has_data = file_bytes > 0;
-    c.file_bytes = file_bytes;
-    t.calls.push_back(c);
-    return *this;
-  }
-};
+using testing::kEpochNs;
+using testing::TraceBuilder;
 
 std::vector<Trace> TwoRanks() {
   TraceBuilder a("a.fh5", 0, 10);
@@ -132,6 +103,115 @@ TEST(H5Report, JsonCarriesEveryFigure) {
   EXPECT_EQ(j["stragglers"][0]["object"], "/data/f.h5:/grp/ds");
   EXPECT_EQ(j["datasets"][0]["write_bytes"], 2400);
   EXPECT_EQ(j["datasets"][0]["switches"], 2);
+}
+
+// Three ranks of one job open a file and write a dataset twice collectively; rank 2 holds up
+// the second write. An independent write and a serial process's calls are not compared.
+std::vector<Trace> ThreeRanksCollective() {
+  std::vector<Trace> traces;
+  const uint64_t open_ns[3] = {100, 900, 200}, first_ns[3] = {1000, 1100, 1200}, second_ns[3] = {1000, 1000, 9000};
+  for (int rank = 0; rank < 3; ++rank) {
+    TraceBuilder b("r" + std::to_string(rank) + ".fh5", rank, 10 + rank, "mpi");
+    b.Add(f::kFopen, open_ns[rank], 1);
+    b.Add(f::kDwrite, first_ns[rank], 2, 64).Transfer("collective");
+    b.Add(f::kDwrite, 50, 2, 64).Transfer("independent");
+    b.Add(f::kDwrite, second_ns[rank], 2, 64).Transfer("collective");
+    traces.push_back(b.t);
+  }
+  TraceBuilder serial("s.fh5", -1, 99, "mpi");
+  serial.Add(f::kFopen, 5000, 1);
+  traces.push_back(serial.t);
+  return traces;
+}
+
+TEST(H5Report, CollectiveCallsAreMatchedByFunctionObjectAndOrderAcrossRanks) {
+  const CollectiveReport c = CompareCollectives(ThreeRanksCollective());
+  EXPECT_EQ(c.groups, 3u);
+  ASSERT_EQ(c.worst.size(), 3u);
+  const CollectiveGroup& second = c.worst[0];  // the widest spread first
+  EXPECT_EQ(second.job, "mpi");
+  EXPECT_EQ(second.function, "H5Dwrite");
+  EXPECT_EQ(second.object, "/data/f.h5:/grp/ds");
+  EXPECT_EQ(second.index, 1u);
+  EXPECT_EQ(second.ranks, 3u);
+  EXPECT_EQ(second.min_ns, 1000u);
+  EXPECT_EQ(second.median_ns, 1000u);
+  EXPECT_EQ(second.max_ns, 9000u);
+  EXPECT_EQ(second.spread_ns, 8000u);
+  EXPECT_EQ(second.slowest_rank, 2);
+  const CollectiveGroup& open = c.worst[1];
+  EXPECT_EQ(open.function, "H5Fopen");
+  EXPECT_EQ(open.object, "/data/f.h5");
+  EXPECT_EQ(open.index, 0u);
+  EXPECT_EQ(open.ranks, 3u);  // the serial process is not a rank
+  EXPECT_EQ(open.min_ns, 100u);
+  EXPECT_EQ(open.median_ns, 200u);
+  EXPECT_EQ(open.max_ns, 900u);
+  EXPECT_EQ(open.slowest_rank, 1);
+  const CollectiveGroup& first = c.worst[2];
+  EXPECT_EQ(first.index, 0u);
+  EXPECT_EQ(first.median_ns, 1100u);
+  EXPECT_EQ(first.spread_ns, 200u);
+}
+
+TEST(H5Report, AccessShapesCountEachSelectionKindAndTheCommonestHyperslabs) {
+  TraceBuilder b("a.fh5", -1, 10);
+  for (int i = 0; i < 3; ++i) b.Add(f::kDwrite, 10, 2, 24).Select("regular", {2, 3}, {1, 1});
+  b.Add(f::kDwrite, 10, 2, 32).Select("regular", {1, 8}, {1, 1});
+  b.Add(f::kDread, 10, 2, 192).Select("all");
+  b.Add(f::kDread, 10, 2, 8).Select("points");
+  b.Add(f::kDread, 10, 2, 16).Select("irregular");
+  b.Add(f::kDwrite, 10, 2, 24).Select("regular", {2, 3}, {1, 1}).t.calls.back().failed = true;  // not counted
+  const std::vector<DatasetShapes> shapes = AccessShapes({b.t});
+  ASSERT_EQ(shapes.size(), 1u);
+  const DatasetShapes& d = shapes[0];
+  EXPECT_EQ(d.file, "/data/f.h5");
+  EXPECT_EQ(d.path, "/grp/ds");
+  EXPECT_EQ(d.all, 1u);
+  EXPECT_EQ(d.none, 0u);
+  EXPECT_EQ(d.points, 1u);
+  EXPECT_EQ(d.regular, 4u);
+  EXPECT_EQ(d.irregular, 1u);
+  EXPECT_EQ(d.chunk, 0u);
+  ASSERT_EQ(d.common.size(), 2u);
+  EXPECT_EQ(d.common[0].count, (std::vector<uint64_t>{2, 3}));
+  EXPECT_EQ(d.common[0].block, (std::vector<uint64_t>{1, 1}));
+  EXPECT_EQ(d.common[0].accesses, 3u);
+  EXPECT_EQ(d.common[1].count, (std::vector<uint64_t>{1, 8}));
+  EXPECT_EQ(d.common[1].accesses, 1u);
+}
+
+TEST(H5Report, TheTimelineSplitsCallsBetweenBucketsOfOneTwoOrFiveTimesAPowerOfTen) {
+  TraceBuilder a("a.fh5", 0, 10);
+  a.At(1000).Add(f::kFopen, 30, 1).Add(f::kDwrite, 50, 2, 64);  // [1000, 1030) metadata, [1030, 1080) write
+  TraceBuilder b("b.fh5", 1, 11);
+  b.At(1900).Add(f::kDread, 100, 2, 64);  // [1900, 2000): the run is 1000 ns long
+  const Timeline tl = BuildTimeline({a.t, b.t});
+  EXPECT_EQ(tl.start_wall_ns, kEpochNs + 1000);
+  EXPECT_EQ(tl.bucket_ns, 20u);  // 1000 ns in at most 50 buckets
+  EXPECT_EQ(tl.buckets, 50u);
+  ASSERT_EQ(tl.processes.size(), 2u);
+  const std::vector<TimelineBucket>& first = tl.processes[0].buckets;
+  ASSERT_EQ(first.size(), 50u);
+  EXPECT_EQ(first[0].meta_ns, 20u);
+  EXPECT_EQ(first[1].meta_ns, 10u);
+  EXPECT_EQ(first[1].write_ns, 10u);
+  EXPECT_EQ(first[2].write_ns, 20u);
+  EXPECT_EQ(first[3].write_ns, 20u);
+  EXPECT_EQ(first[4].write_ns + first[4].meta_ns + first[4].read_ns, 0u);
+  const std::vector<TimelineBucket>& second = tl.processes[1].buckets;
+  for (size_t i = 0; i < 50; ++i) EXPECT_EQ(second[i].read_ns, i >= 45 ? 20u : 0u) << i;
+  EXPECT_EQ(tl.processes[1].rank, 1);
+}
+
+TEST(H5Report, JsonCarriesCollectivesShapesAndTimeline) {
+  const auto j = nlohmann::json::parse(ReportJson(Analyze(ThreeRanksCollective())));
+  EXPECT_EQ(j["collectives"]["groups"], 3);
+  EXPECT_EQ(j["collectives"]["worst"][0]["spread_ns"], 8000);
+  EXPECT_EQ(j["collectives"]["worst"][0]["slowest_rank"], 2);
+  EXPECT_EQ(j["shapes"][0]["path"], "/grp/ds");
+  EXPECT_EQ(j["timeline"]["processes"].size(), 4u);
+  EXPECT_EQ(j["timeline"]["buckets"].get<uint64_t>(), j["timeline"]["processes"][0]["write_ns"].size());
 }
 
 }  // namespace

@@ -6,20 +6,16 @@
 #include <tuple>
 
 #include "fathom/h5prov.h"
-#include "h5prov/h5_format.h"
+#include "h5prov/analysis/analysis_common.h"
 
 namespace fathom::h5prov {
 namespace {
 
+using analysis::Median;
+using analysis::ObjectName;
+
 constexpr double kMadFactor = 5;
 constexpr size_t kStragglersListed = 20;
-
-uint64_t Median(std::vector<uint64_t> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // median + kMadFactor·MAD, and at least twice the median.
 uint64_t Threshold(const std::vector<uint64_t>& v) {
@@ -53,16 +49,6 @@ Latency LatencyOf(std::vector<uint64_t> durations) {
   return l;
 }
 
-std::string ObjectName(const Trace& t, uint64_t id) {
-  auto it = t.objects.find(id);
-  if (it == t.objects.end()) return "";
-  const Object& o = it->second;
-  if (o.kind == "file") return o.path;
-  auto file = t.objects.find(o.file);
-  const std::string where = file != t.objects.end() ? file->second.path + ":" : "";
-  return where + o.path + (o.name.empty() ? "" : (o.path.empty() ? "" : "@") + o.name);
-}
-
 }  // namespace
 
 Report Analyze(const std::vector<Trace>& traces) {
@@ -85,19 +71,13 @@ Report Analyze(const std::vector<Trace>& traces) {
       report.hdf5_ns += c.duration;
       per_process[i] += c.duration;
       by_function[OpName(c.op)].push_back({i, &c});
-      const format::OpClass op_class = format::Info(c.op).op_class;
-      if (!c.has_data || c.failed || (op_class != format::OpClass::kRead && op_class != format::OpClass::kWrite)) {
-        continue;
-      }
-      auto object = t.objects.find(c.object);
-      if (object == t.objects.end() || object->second.kind != "dataset") continue;
-      auto file = t.objects.find(object->second.file);
-      const std::pair<std::string, std::string> key{file != t.objects.end() ? file->second.path : "",
-                                                    object->second.path};
+      const std::optional<analysis::DatasetAccess> access = analysis::AccessOf(t, c);
+      if (!access) continue;
+      const std::pair<std::string, std::string> key{analysis::FilePath(*access), access->dataset->path};
       DatasetReport& d = datasets[key];
       d.file = key.first;
       d.path = key.second;
-      const bool write = op_class == format::OpClass::kWrite;
+      const bool write = access->write;
       (write ? d.writes : d.reads) += 1;
       (write ? d.write_bytes : d.read_bytes) += c.file_bytes;
       (write ? d.write_ns : d.read_ns) += c.duration;
@@ -152,6 +132,9 @@ Report Analyze(const std::vector<Trace>& traces) {
     const uint64_t moved_a = a.read_bytes + a.write_bytes, moved_b = b.read_bytes + b.write_bytes;
     return std::tie(moved_b, a.file, a.path) < std::tie(moved_a, b.file, b.path);
   });
+  report.collectives = CompareCollectives(traces);
+  report.shapes = AccessShapes(traces);
+  report.timeline = BuildTimeline(traces);
   return report;
 }
 

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fathom/h5prov.h"
+#include "h5prov/analysis/analysis_common.h"
 
 namespace fathom::h5prov {
 namespace {
@@ -19,6 +20,26 @@ std::string Us(uint64_t ns) {
   char b[32];
   std::snprintf(b, sizeof(b), "%.1f", static_cast<double>(ns) / 1e3);
   return b;
+}
+
+std::string Dims(const std::vector<uint64_t>& v) {
+  std::string out;
+  for (uint64_t x : v) out += (out.empty() ? "" : "x") + std::to_string(x);
+  return out;
+}
+
+// One character per bucket: the kind of call that took most of it (r read, w write, m
+// metadata), upper case when HDF5 was busy half the bucket or more; '.' idle.
+std::string TimelineRow(const std::vector<TimelineBucket>& buckets, uint64_t bucket_ns) {
+  std::string row;
+  for (const TimelineBucket& b : buckets) {
+    const uint64_t busy = b.read_ns + b.write_ns + b.meta_ns;
+    char c = b.read_ns >= b.write_ns && b.read_ns >= b.meta_ns ? 'r' : b.write_ns >= b.meta_ns ? 'w' : 'm';
+    if (busy == 0) c = '.';
+    if (busy > 0 && 2 * busy >= bucket_ns) c = static_cast<char>(c - 'a' + 'A');
+    row += c;
+  }
+  return row;
 }
 
 }  // namespace
@@ -55,13 +76,41 @@ std::string ReportJson(const Report& r) {
                         {"write_ns", d.write_ns}, {"switches", d.switches}});
   }
   out["datasets"] = datasets;
+  json worst = json::array();
+  for (const CollectiveGroup& g : r.collectives.worst) {
+    worst.push_back({{"job", g.job}, {"function", g.function}, {"object", g.object}, {"index", g.index},
+                     {"ranks", g.ranks}, {"min_ns", g.min_ns}, {"median_ns", g.median_ns}, {"max_ns", g.max_ns},
+                     {"spread_ns", g.spread_ns}, {"slowest_rank", g.slowest_rank}});
+  }
+  out["collectives"] = {{"groups", r.collectives.groups}, {"worst", worst}};
+  json shapes = json::array();
+  for (const DatasetShapes& d : r.shapes) {
+    json common = json::array();
+    for (const AccessShape& a : d.common) common.push_back({{"count", a.count}, {"block", a.block}, {"accesses", a.accesses}});
+    shapes.push_back({{"file", d.file}, {"path", d.path}, {"all", d.all}, {"none", d.none}, {"points", d.points},
+                      {"regular", d.regular}, {"irregular", d.irregular}, {"chunk", d.chunk}, {"common", common}});
+  }
+  out["shapes"] = shapes;
+  json processes = json::array();
+  for (const ProcessTimeline& p : r.timeline.processes) {
+    json read = json::array(), write = json::array(), meta = json::array();
+    for (const TimelineBucket& b : p.buckets) {
+      read.push_back(b.read_ns);
+      write.push_back(b.write_ns);
+      meta.push_back(b.meta_ns);
+    }
+    processes.push_back({{"trace", p.trace}, {"rank", p.rank}, {"pid", p.pid}, {"read_ns", read}, {"write_ns", write},
+                         {"meta_ns", meta}});
+  }
+  out["timeline"] = {{"start_wall_ns", r.timeline.start_wall_ns}, {"bucket_ns", r.timeline.bucket_ns},
+                     {"buckets", r.timeline.buckets}, {"processes", processes}};
   out["problems"] = r.problems;
   return out.dump(2) + "\n";
 }
 
 std::string ReportText(const Report& r) {
   std::string out;
-  char line[512];
+  char line[2048];
   std::snprintf(line, sizeof(line), "%llu process(es), %llu HDF5 calls made by the programs, %s ms in them\n",
                 static_cast<unsigned long long>(r.processes), static_cast<unsigned long long>(r.calls),
                 Ms(r.hdf5_ns).c_str());
@@ -103,6 +152,44 @@ std::string ReportText(const Report& r) {
     std::snprintf(line, sizeof(line), "  slow process: rank %lld pid %llu spent %s ms in HDF5 (threshold %s ms)\n",
                   static_cast<long long>(s.rank), static_cast<unsigned long long>(s.pid), Ms(s.hdf5_ns).c_str(),
                   Ms(s.threshold_ns).c_str());
+    out += line;
+  }
+  if (r.collectives.groups > 0) {
+    std::snprintf(line, sizeof(line), "\nCollective operations compared across ranks: %llu group(s); the widest spreads\n",
+                  static_cast<unsigned long long>(r.collectives.groups));
+    out += line;
+  }
+  for (const CollectiveGroup& g : r.collectives.worst) {
+    std::snprintf(line, sizeof(line),
+                  "  %-14s %s #%llu  job %s  %llu ranks  min %s us  median %s us  max %s us  spread %s us  slowest rank %lld\n",
+                  g.function.c_str(), g.object.c_str(), static_cast<unsigned long long>(g.index), g.job.c_str(),
+                  static_cast<unsigned long long>(g.ranks), Us(g.min_ns).c_str(), Us(g.median_ns).c_str(),
+                  Us(g.max_ns).c_str(), Us(g.spread_ns).c_str(), static_cast<long long>(g.slowest_rank));
+    out += line;
+  }
+  if (!r.shapes.empty()) out += "\nAccess shapes (selections of each dataset's reads and writes)\n";
+  for (const DatasetShapes& d : r.shapes) {
+    std::snprintf(line, sizeof(line), "  %s:%s  all %llu, none %llu, points %llu, regular %llu, irregular %llu, chunk %llu\n",
+                  d.file.c_str(), d.path.c_str(), static_cast<unsigned long long>(d.all),
+                  static_cast<unsigned long long>(d.none), static_cast<unsigned long long>(d.points),
+                  static_cast<unsigned long long>(d.regular), static_cast<unsigned long long>(d.irregular),
+                  static_cast<unsigned long long>(d.chunk));
+    out += line;
+    for (const AccessShape& a : d.common) {
+      out += "    count " + Dims(a.count) + " x block " + Dims(a.block) + ": " + std::to_string(a.accesses) + "\n";
+    }
+  }
+  const Timeline& tl = r.timeline;
+  if (!tl.processes.empty()) {
+    std::snprintf(line, sizeof(line),
+                  "\nTimeline from %s, %s ms a column (r read, w write, m metadata; upper case: in HDF5 half the "
+                  "column or more; . idle)\n",
+                  analysis::IsoTime(tl.start_wall_ns).c_str(), Ms(tl.bucket_ns).c_str());
+    out += line;
+  }
+  for (const ProcessTimeline& p : tl.processes) {
+    std::snprintf(line, sizeof(line), "  rank %3lld pid %-8llu |%s|\n", static_cast<long long>(p.rank),
+                  static_cast<unsigned long long>(p.pid), TimelineRow(p.buckets, tl.bucket_ns).c_str());
     out += line;
   }
   for (const std::string& p : r.problems) out += "warning: " + p + "\n";

@@ -11,17 +11,7 @@
 #include "iotrace/trace_format.h"
 
 namespace fathom::iotrace {
-namespace {
 
-namespace f = format;
-
-struct Mount {
-  std::string point;
-  std::string type;
-};
-
-// The mount table of this machine (the report is read where the traces were written, or the
-// columns say UNKNOWN).
 std::vector<Mount> Mounts() {
   std::vector<Mount> mounts;
   std::ifstream in("/proc/self/mounts");
@@ -41,11 +31,15 @@ const Mount& MountOf(const std::vector<Mount>& mounts, const std::string& path) 
   return *best;
 }
 
-uint64_t RecordId(const std::string& path) {
+uint64_t DarshanRecordId(const std::string& path) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : path) h = (h ^ c) * 1099511628211ull;
   return h;
 }
+
+namespace {
+
+namespace f = format;
 
 struct Record {
   int64_t rank = 0;
@@ -186,7 +180,7 @@ std::string DarshanText(const std::vector<Trace>& traces, const AnalysisOptions&
   for (auto& entry : records) {
     Record& r = entry.second;
     const Mount& mount = MountOf(mounts, r.path);
-    const uint64_t id = RecordId(r.path);
+    const uint64_t id = DarshanRecordId(r.path);
     auto line = [&](const char* module, const std::string& counter, const char* text) {
       out << module << '\t' << r.rank << '\t' << id << '\t' << counter << '\t' << text << '\t' << r.path << '\t'
           << mount.point << '\t' << mount.type << '\n';
