@@ -41,6 +41,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using fathom::bench::Installed;
+using fathom::bench::Median;
 using fathom::bench::TimedRun;
 
 bool g_failed = false;  // a variant failed or its trace missed operations: the exit status says so
@@ -126,12 +127,6 @@ struct Variant {
   std::string trace_dir;  // fathom's: removed before each run; "" for the others
   std::vector<TimedRun> runs;
 };
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0 : n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 const TimedRun& Best(const std::vector<TimedRun>& runs) {
   return *std::min_element(runs.begin(), runs.end(),

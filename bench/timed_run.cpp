@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -97,6 +98,12 @@ TimedRun BestOf(int repeat, const std::vector<std::string>& argv, bool keep_outp
 bool Installed(const std::string& program) {
   const std::string cmd = "command -v " + program + " >/dev/null 2>&1";
   return std::system(cmd.c_str()) == 0;
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n == 0 ? 0 : n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 }  // namespace fathom::bench

@@ -25,4 +25,7 @@ TimedRun BestOf(int repeat, const std::vector<std::string>& argv, bool keep_outp
 // Whether `program` is found in PATH.
 bool Installed(const std::string& program);
 
+// The median of `values` (0 when there are none).
+double Median(std::vector<double> values);
+
 }  // namespace fathom::bench
