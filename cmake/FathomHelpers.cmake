@@ -18,6 +18,32 @@ function(fathom_executable name)
   target_link_libraries(${name} PRIVATE ${FATHOM_MIMALLOC_LIBRARY} ${ARG_DEPS})
 endfunction()
 
+# fathom_preload_library(NAME SOURCES ...): an LD_PRELOAD tracer (libfathom-io.so,
+# libfathom-h5.so), built with the tracers' runtime (src/preload_runtime/) into lib/fathom/.
+# It is loaded into programs fathom knows nothing of, so it links nothing but libc: no C++
+# library (checked at link time by --no-undefined with the C driver), no sanitizers (a program
+# cannot load a sanitized library unless it is sanitized itself), no exceptions, no static
+# constructors but its own. It exports only the functions it wraps (the rest is hidden): two
+# tracers preloaded together never bind to each other's insides.
+function(fathom_preload_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
+  set(runtime ${PROJECT_SOURCE_DIR}/src/preload_runtime)
+  add_library(${name} SHARED ${ARG_SOURCES} ${runtime}/process_env.cpp ${runtime}/trace_sink.cpp
+                             ${runtime}/writer_thread.cpp)
+  set(options -Wall -Wextra)
+  if(FATHOM_WERROR)
+    list(APPEND options -Werror)
+  endif()
+  set_target_properties(${name} PROPERTIES COMPILE_OPTIONS "${options}" LINK_OPTIONS ""
+                        CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
+                        LINKER_LANGUAGE C OUTPUT_NAME ${name} LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/fathom)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_compile_options(${name} PRIVATE -O2 -fno-exceptions -fno-rtti -fno-threadsafe-statics -fno-semantic-interposition
+                                         -Wno-ignored-attributes -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=0 -ftls-model=initial-exec)
+  target_link_options(${name} PRIVATE -Wl,--no-undefined -Wl,-z,now -nodefaultlibs)
+  target_link_libraries(${name} PRIVATE c dl pthread gcc_s)
+endfunction()
+
 # fathom_test(NAME SOURCES ... DEPS ... [TIMEOUT seconds] [SERIAL] [ONE_PROCESS] [RELEASE_ONLY])
 # SERIAL: never run beside another test (load tests whose figures other tests would disturb).
 # ONE_PROCESS: the binary is one ctest entry, NAME, run once, so that its tests share a

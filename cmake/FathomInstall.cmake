@@ -1,6 +1,7 @@
 # What `cmake --install` (and `make install PREFIX=...`) puts where:
 #   bin/                                   fathom, fathomd, fathom-lustre-sim
 #   lib/fathom/libfathom-io.so             the I/O tracer `fathom io run` preloads (found beside bin/)
+#   lib/fathom/libfathom-h5.so             the HDF5 tracer `fathom h5 run` preloads (likewise)
 #   lib/fathom/lustre-sim/                 the emulator's lfs, lctl and liblustreapi.so
 #   share/man/man1/                        a page per program and subcommand (from --help)
 #   share/bash-completion/completions/     fathom, fathomd
@@ -13,9 +14,10 @@ set(FATHOM_SIM_DIR lib/fathom/lustre-sim)
 install(TARGETS fathom fathomd fathom-lustre-sim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS lfs lctl RUNTIME DESTINATION ${FATHOM_SIM_DIR})
 install(TARGETS lustreapi LIBRARY DESTINATION ${FATHOM_SIM_DIR})
-# The tracer's directory is fixed relative to bin/ (not CMAKE_INSTALL_LIBDIR's multiarch name):
-# `fathom io run` looks for ../lib/fathom/libfathom-io.so beside its own executable.
-install(TARGETS fathom-io LIBRARY DESTINATION lib/fathom)
+# The tracers' directory is fixed relative to bin/ (not CMAKE_INSTALL_LIBDIR's multiarch name):
+# `fathom io run` and `fathom h5 run` look for ../lib/fathom/libfathom-{io,h5}.so beside their
+# own executable.
+install(TARGETS fathom-io fathom-h5 LIBRARY DESTINATION lib/fathom)
 
 install(FILES share/bash-completion/fathom DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES share/bash-completion/fathom DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions

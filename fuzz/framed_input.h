@@ -18,6 +18,13 @@ namespace fathom::fuzz {
   std::abort();
 }
 
+// A file's header of `size` bytes, as the tracer writes it (`put`: its PutFileHeader).
+inline std::string HeaderOf(size_t size, void (*put)(uint8_t*)) {
+  std::string header(size, '\0');
+  put(reinterpret_cast<uint8_t*>(header.data()));
+  return header;
+}
+
 // `header` (the file's header bytes), then one frame of `frame_magic` holding data[0..size).
 inline std::string OneFrame(std::string header, uint32_t frame_magic, const uint8_t* data,
                             size_t size) {

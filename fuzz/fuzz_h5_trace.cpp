@@ -16,22 +16,17 @@
 
 namespace {
 
+using fathom::fuzz::FileOfInput;
+using fathom::fuzz::HeaderOf;
 using fathom::fuzz::Violated;
-
-// A header of this version, as the tracer writes it.
-std::string Header() {
-  namespace f = fathom::h5prov::format;
-  std::string header(f::kFileHeaderSize, '\0');
-  f::PutFileHeader(reinterpret_cast<uint8_t*>(header.data()));
-  return header;
-}
+namespace f = fathom::h5prov::format;
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string input =
-      fathom::fuzz::FileOfInput(data, size, Header(), fathom::h5prov::format::kFrameMagic);
+      FileOfInput(data, size, HeaderOf(f::kFileHeaderSize, f::PutFileHeader), f::kFrameMagic);
   auto trace = fathom::h5prov::DecodeTrace(input, "fuzz.fh5");
   if (!trace.ok()) return 0;
   for (const auto& c : trace->calls) {

@@ -17,22 +17,17 @@
 
 namespace {
 
+using fathom::fuzz::FileOfInput;
+using fathom::fuzz::HeaderOf;
 using fathom::fuzz::Violated;
-
-// A header of this version, as the tracer writes it.
-std::string Header() {
-  namespace f = fathom::iotrace::format;
-  std::string header(f::kFileHeaderSize, '\0');
-  f::PutFileHeader(reinterpret_cast<uint8_t*>(header.data()));
-  return header;
-}
+namespace f = fathom::iotrace::format;
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string input =
-      fathom::fuzz::FileOfInput(data, size, Header(), fathom::iotrace::format::kFrameMagic);
+      FileOfInput(data, size, HeaderOf(f::kFileHeaderSize, f::PutFileHeader), f::kFrameMagic);
   auto trace = fathom::iotrace::DecodeTrace(input, "fuzz.fio");
   if (!trace.ok()) return 0;
   for (const auto& r : trace->runs) {

@@ -115,7 +115,8 @@ struct Trace {
   uint64_t frames = 0;
   bool has_process = false;
   ProcessInfo process;
-  std::map<uint64_t, Object> objects;   // by id (a later kRenamed updates the path)
+  std::map<uint64_t, Object> objects;   // by id; the path is the last (after H5Olink, after an
+                                        // H5Lmove of a link above it while it was open)
   std::vector<Call> calls;              // in the order they were written (per thread: by end)
   std::vector<Closed> closed;
   uint64_t dropped = 0;                 // calls lost for want of a buffer

@@ -10,6 +10,7 @@
 #include "iotrace/frame_walk.h"
 #include "fathom/h5prov.h"
 #include "h5prov/h5_format.h"
+#include "h5prov/link_moves.h"
 
 namespace fathom::h5prov {
 namespace {
@@ -284,6 +285,7 @@ Result<Trace> DecodeTrace(std::string_view bytes, const std::string& name) {
                                      trace.problems, [&](const uint8_t* payload, size_t length, size_t offset) {
                                        FrameDecoder(payload, payload + length, trace, offset).Decode();
                                      });
+  ApplyLinkMoves(trace);
   if (!trace.has_process) {
     trace.problems.push_back(name + " has no process record: its times cannot be placed on the wall clock");
   }

@@ -256,6 +256,34 @@ TEST(CCapture, RecycledHidIsAttributedToTheDatasetOpenedUnderItLast) {
   EXPECT_EQ(ClosedOf(t, b.id).reads, 1u);
 }
 
+TEST(CCapture, ObjectsOpenUnderAMovedLinkTakeTheirNewPaths) {
+  fathom::testing::TempDir dir;
+  auto run = RunTraced(dir / "traces", {Workload("moved_link"), dir / "moved.h5"});
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.err;
+  // HDF5 1.10's own name for the open dataset is still the old one; the trace's is the new one.
+  EXPECT_EQ(run.result.out, "/grp/ds\n");
+  ASSERT_EQ(run.traces.size(), 1u);
+  const Trace& t = run.traces[0];
+  ASSERT_TRUE(t.problems.empty()) << t.problems[0];
+  const std::vector<Call> moves = CallsOf(t, "H5Lmove");
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].name, "grp");
+  EXPECT_EQ(moves[0].name2, "moved");
+  const std::vector<Call> groups = CallsOf(t, "H5Gcreate2");
+  const std::vector<Call> datasets = CallsOf(t, "H5Dcreate2");
+  ASSERT_EQ(groups.size(), 1u);
+  ASSERT_EQ(datasets.size(), 2u);
+  EXPECT_EQ(ObjectOf(t, groups[0].object).path, "/moved");
+  EXPECT_EQ(ObjectOf(t, datasets[0].object).path, "/grp/closed");
+  EXPECT_EQ(ObjectOf(t, datasets[1].object).path, "/moved/ds");
+  const std::vector<Call> writes = CallsOf(t, "H5Dwrite");
+  ASSERT_EQ(writes.size(), 1u);
+  EXPECT_EQ(writes[0].object, datasets[1].object);
+  EXPECT_EQ(writes[0].file_bytes, 16u);
+  // The file keeps its path; an object closed before the move keeps its own.
+  EXPECT_EQ(ObjectOf(t, CallsOf(t, "H5Fcreate")[0].object).path, dir / "moved.h5");
+}
+
 TEST(CCapture, ParallelHdf5RecordsEachRankAndItsTransferModes) {
   fathom::testing::TempDir dir;
   auto run = RunTraced(dir / "traces", {"mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2",

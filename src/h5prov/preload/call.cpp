@@ -17,7 +17,6 @@ Call::Call(uint8_t op) : op_(op) {
   seq_ = ++t_seq;
   parent_ = t_current;
   t_current = seq_;
-  start_ = Now();
 }
 
 Call::~Call() {

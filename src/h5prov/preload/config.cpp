@@ -18,11 +18,19 @@
 
 #include "h5prov/preload/h5_real.h"
 #include "h5prov/preload/tracer.h"
+#include "preload_runtime/process_env.h"
 
 namespace fathom::h5prov::preload {
 namespace {
 
 namespace f = format;
+using preload_runtime::Clock;
+using preload_runtime::GetEnv;
+using preload_runtime::JobId;
+using preload_runtime::MakeDirs;
+using preload_runtime::Rank;
+using preload_runtime::ReadSmallFile;
+using preload_runtime::WarnNotTraced;
 
 enum State : int { kUnknown = 0, kStarting = 1, kOn = 2, kOff = 3 };
 std::atomic<int> g_state{kUnknown};
@@ -30,83 +38,18 @@ pid_t g_pid = 0;
 bool g_once = false;  // thread key and fork handlers made
 __thread int t_internal __attribute__((tls_model("initial-exec"))) = 0;
 
-uint64_t Clock(clockid_t id) {
-  struct timespec ts;
-  clock_gettime(id, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-void GetEnv(const char* name, char* out, size_t size) {
-  out[0] = '\0';
-  const char* value = getenv(name);
-  if (value != nullptr && strlen(value) < size) strcpy(out, value);
-}
-
-void JobId(char* out, size_t size) {
-  for (const char* name : {"FATHOM_JOB_ID", "SLURM_JOB_ID", "PBS_JOBID"}) {
-    GetEnv(name, out, size);
-    if (out[0] != '\0') return;
-  }
-  snprintf(out, size, "session-%ld", static_cast<long>(getsid(0)));
-}
-
-long Rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
-    const char* value = getenv(name);
-    if (value != nullptr && *value != '\0') return strtol(value, nullptr, 10);
-  }
-  return -1;
-}
-
-// mkdir -p, by system calls (a POSIX tracer preloaded beside this one must not see them).
-bool MakeDirs(const char* dir) {
-  char path[1024];
-  if (strlen(dir) >= sizeof(path)) return false;
-  strcpy(path, dir);
-  for (char* p = path + 1;; ++p) {
-    if (*p == '/' || *p == '\0') {
-      const char saved = *p;
-      *p = '\0';
-      if (syscall(SYS_mkdirat, AT_FDCWD, path, 0755) != 0 && errno != EEXIST) return false;
-      *p = saved;
-      if (saved == '\0') return true;
-    }
-  }
-}
-
-size_t ReadSmallFile(const char* path, char* out, size_t size) {
-  const int fd = static_cast<int>(syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0));
-  if (fd < 0) return 0;
-  size_t total = 0;
-  while (total < size) {
-    const long n = syscall(SYS_read, fd, out + total, size - total);
-    if (n <= 0) break;
-    total += static_cast<size_t>(n);
-  }
-  syscall(SYS_close, fd);
-  while (total > 0 && out[total - 1] == '\0') --total;
-  return total;
-}
-
-void Warn(const char* what, const char* path) {
-  char line[1600];
-  const int n = snprintf(line, sizeof(line), "fathom-h5: %s %s: %s; this process is not traced\n", what,
-                         path, strerror(errno));
-  if (n > 0) syscall(SYS_write, 2, line, static_cast<size_t>(n) < sizeof(line) ? n : sizeof(line) - 1);
-}
-
 void Prepare() {
   if (g_state.load(std::memory_order_acquire) != kOn) return;
   LockWriter();
   LockStates();
-  LockChunks();
+  chunks().Lock();
   LockObjects();
 }
 
 void Parent() {
   if (g_state.load(std::memory_order_acquire) != kOn) return;
   UnlockObjects();
-  UnlockChunks();
+  chunks().Unlock();
   UnlockStates();
   UnlockWriter();
 }
@@ -117,7 +60,7 @@ void Child() {
   if (g_state.load(std::memory_order_acquire) != kOn) return;
   ResetObjectsLock();
   ResetStatesLock();
-  ResetChunks();
+  chunks().Reset();
   ResetWriter();
   ForgetOtherThreads();
   g_state.store(kUnknown, std::memory_order_release);
@@ -142,7 +85,7 @@ bool Start() {
     snprintf(dir, sizeof(dir), "%s/%.500s", cwd, given);
   }
   if (!MakeDirs(dir)) {
-    Warn("cannot make the trace directory", dir);
+    WarnNotTraced("fathom-h5", "cannot make the trace directory", dir);
     return false;
   }
   g_pid = getpid();
@@ -150,11 +93,13 @@ bool Start() {
   const uint64_t anchor_mono = Clock(CLOCK_MONOTONIC);
   char host[128] = {};
   gethostname(host, sizeof(host) - 1);
-  static char path[1400];
+  char path[1400];
   snprintf(path, sizeof(path), "%s/%.120s.%d.%llu.fh5", dir, host, static_cast<int>(g_pid),
            static_cast<unsigned long long>(anchor_real));
-  if (!CreateTrace(path)) {
-    Warn("cannot make the trace file", path);
+  uint8_t header[f::kFileHeaderSize];
+  f::PutFileHeader(header);
+  if (!sink().Create(path, header, sizeof(header))) {
+    WarnNotTraced("fathom-h5", "cannot make the trace file", path);
     return false;
   }
   unsigned major = 0, minor = 0, release = 0;
@@ -184,7 +129,7 @@ bool Start() {
   uint8_t* p = f::PutVarint(payload, 0);  // the process record belongs to no thread
   p = f::PutVarint(p, anchor_mono);
   memcpy(p, r.data(), r.size());
-  WriteFrame(payload, static_cast<size_t>(p - payload) + r.size());
+  sink().WriteFrame(payload, static_cast<size_t>(p - payload) + r.size());
   if (!g_once) {
     g_once = true;
     CreateThreadKey();
@@ -200,12 +145,6 @@ __attribute__((destructor)) void Unload() {
 }
 
 }  // namespace
-
-void SpinLock::lock() {
-  while (locked_.exchange(true, std::memory_order_acquire)) {
-    while (locked_.load(std::memory_order_relaxed)) sched_yield();
-  }
-}
 
 uint64_t Now() { return Clock(CLOCK_MONOTONIC); }
 

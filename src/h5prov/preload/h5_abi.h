@@ -31,6 +31,7 @@ enum IdType : int {  // H5I_type_t
   kIdDataspace = 4,
   kIdDataset = 5,
   kIdAttr = 6,
+  kIdGenPropList = 10,  // H5I_GENPROP_LST
 };
 enum SelType : int {  // H5S_sel_type
   kSelNone = 0,

@@ -17,23 +17,34 @@ namespace fathom::h5prov::preload::real {
 
 // The definition of `name` in HDF5 (the high-level library for H5DO*), not ours.
 void* Find(const char* name);
+// Whether the process has an HDF5 C library loaded.
+bool Hdf5Loaded();
 // The HDF5 library the functions come from: its flavour (serial, openmpi) from its file name.
 uint8_t Flavour();
 
+// A function's slot: looked up once, found or not (a function the HDF5 of the process lacks,
+// such as H5Pget_dxpl_mpio in the serial flavour, is not searched for again at every call).
 template <typename F>
-F Resolve(std::atomic<F>& slot, const char* name) {
-  F f = slot.load(std::memory_order_relaxed);
-  if (f == nullptr) {
-    f = reinterpret_cast<F>(Find(name));
-    slot.store(f, std::memory_order_relaxed);
-  }
+struct Slot {
+  std::atomic<F> fn{nullptr};
+  std::atomic<bool> looked{false};
+};
+
+template <typename F>
+F Resolve(Slot<F>& slot, const char* name) {
+  if (slot.looked.load(std::memory_order_acquire)) return slot.fn.load(std::memory_order_relaxed);
+  F f = reinterpret_cast<F>(Find(name));
+  // Before HDF5 is loaded (a call through dlsym of a program that loads it later) nothing is
+  // found: looked up again until found.
+  slot.fn.store(f, std::memory_order_relaxed);
+  if (f != nullptr || Hdf5Loaded()) slot.looked.store(true, std::memory_order_release);
   return f;
 }
 
 #define FATHOM_H5_REAL(fn, ret, ...)                                        \
   using fn##_t = ret (*)(__VA_ARGS__);                                      \
   inline fn##_t fn() {                                                      \
-    static std::atomic<fn##_t> slot{nullptr};                               \
+    static Slot<fn##_t> slot;                                               \
     return ::fathom::h5prov::preload::real::Resolve(slot, #fn);             \
   }
 

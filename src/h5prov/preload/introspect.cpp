@@ -39,6 +39,46 @@ void Type(h5::hid_t type, ObjectInfo* info) {
                           (info->type_class == h5::kClassString && is_vstr != nullptr && is_vstr(type) > 0);
 }
 
+// HDF5's predefined native types: the library's globals H5T_NATIVE_*_g hold their ids (set when
+// the library opens, again after H5close). A memory type that is one of them has its C type's
+// size, and is neither variable-length nor a string.
+struct Native {
+  const char* symbol;
+  int size;
+  std::atomic<const h5::hid_t*> global{nullptr};
+  std::atomic<bool> looked{false};
+};
+Native g_natives[] = {
+    {"H5T_NATIVE_INT_g", sizeof(int)},          {"H5T_NATIVE_FLOAT_g", sizeof(float)},
+    {"H5T_NATIVE_DOUBLE_g", sizeof(double)},    {"H5T_NATIVE_LONG_g", sizeof(long)},
+    {"H5T_NATIVE_LLONG_g", sizeof(long long)},  {"H5T_NATIVE_UINT_g", sizeof(unsigned)},
+    {"H5T_NATIVE_ULONG_g", sizeof(long)},       {"H5T_NATIVE_ULLONG_g", sizeof(long long)},
+    {"H5T_NATIVE_SCHAR_g", 1},                  {"H5T_NATIVE_UCHAR_g", 1},
+    {"H5T_NATIVE_SHORT_g", sizeof(short)},      {"H5T_NATIVE_USHORT_g", sizeof(short)},
+    {"H5T_NATIVE_INT8_g", 1},                   {"H5T_NATIVE_UINT8_g", 1},
+    {"H5T_NATIVE_INT16_g", 2},                  {"H5T_NATIVE_UINT16_g", 2},
+    {"H5T_NATIVE_INT32_g", 4},                  {"H5T_NATIVE_UINT32_g", 4},
+    {"H5T_NATIVE_INT64_g", 8},                  {"H5T_NATIVE_UINT64_g", 8},
+    {"H5T_NATIVE_LDOUBLE_g", sizeof(long double)},
+};
+
+// The size of `type` if it is a native type; 0 if not (or unknown).
+int NativeTypeSize(h5::hid_t type) {
+  if (type <= 0) return 0;
+  for (Native& n : g_natives) {
+    const h5::hid_t* global = n.global.load(std::memory_order_acquire);
+    if (global == nullptr) {
+      if (n.looked.load(std::memory_order_acquire)) continue;
+      global = static_cast<const h5::hid_t*>(real::Find(n.symbol));
+      n.global.store(global, std::memory_order_release);
+      n.looked.store(true, std::memory_order_release);
+      if (global == nullptr) continue;
+    }
+    if (*global == type) return n.size;
+  }
+  return 0;
+}
+
 void Close(real::H5Sclose_t close, h5::hid_t id) {
   if (close != nullptr && id >= 0) close(id);
 }
@@ -76,6 +116,11 @@ Quiet::Quiet() {
 
 Quiet::~Quiet() {
   if (saved_) real::H5Eset_auto2()(h5::kDefault, func_, data_);
+}
+
+bool IsA(h5::hid_t id, int type) {
+  auto get_type = real::H5Iget_type();
+  return get_type != nullptr && get_type(id) == type;
 }
 
 uint8_t KindOf(h5::hid_t hid) {
@@ -166,59 +211,80 @@ void DescribeFile(h5::hid_t hid, const char* name, ObjectInfo* info) {
 
 void DescribeTransfer(const ObjectView& view, h5::hid_t mem_type, h5::hid_t mem_space, h5::hid_t file_space,
                       h5::hid_t dxpl, DataInfo* data) {
-  auto npoints = real::H5Sget_select_npoints();
-  uint64_t n = view.points;
-  if (npoints != nullptr && (file_space != h5::kAll || mem_space != h5::kAll)) {
-    const h5::hssize_t selected = npoints(file_space != h5::kAll ? file_space : mem_space);
-    n = selected > 0 ? static_cast<uint64_t>(selected) : 0;
-  }
-  data->points = n;
+  // The memory type: a native one without asking HDF5.
   uint64_t mem_size = view.type_size;
-  if (auto size = real::H5Tget_size(); size != nullptr) mem_size = size(mem_type);
-  data->mem_bytes = n * mem_size;
-  data->file_bytes = n * view.type_size;
   data->variable_length = view.variable_length;
-  if (auto cls = real::H5Tget_class(); cls != nullptr && cls(mem_type) == h5::kClassVlen) data->variable_length = true;
-  if (auto is_vstr = real::H5Tis_variable_str(); is_vstr != nullptr && is_vstr(mem_type) > 0) {
-    data->variable_length = true;
+  if (const int native = NativeTypeSize(mem_type); native > 0) {
+    mem_size = static_cast<uint64_t>(native);
+  } else if (IsA(mem_type, h5::kIdDatatype)) {
+    if (auto size = real::H5Tget_size(); size != nullptr) mem_size = size(mem_type);
+    if (auto cls = real::H5Tget_class(); cls != nullptr && cls(mem_type) == h5::kClassVlen) data->variable_length = true;
+    if (auto is_vstr = real::H5Tis_variable_str(); is_vstr != nullptr && is_vstr(mem_type) > 0) {
+      data->variable_length = true;
+    }
   }
 
+  // The elements moved and the file selection's shape. A regular hyperslab's elements are its
+  // count × block.
+  auto npoints = real::H5Sget_select_npoints();
+  auto Points = [&](h5::hid_t space) -> uint64_t {
+    const h5::hssize_t n = npoints != nullptr ? npoints(space) : -1;
+    return n > 0 ? static_cast<uint64_t>(n) : 0;
+  };
   data->selection = f::kSelectAll;
-  if (file_space != h5::kAll) {
+  data->points = view.points;
+  if (file_space == h5::kAll) {
+    if (mem_space != h5::kAll && IsA(mem_space, h5::kIdDataspace)) data->points = Points(mem_space);
+  } else if (IsA(file_space, h5::kIdDataspace)) {
     auto type = real::H5Sget_select_type();
     switch (type != nullptr ? type(file_space) : h5::kSelAll) {
       case h5::kSelNone:
         data->selection = f::kSelectNone;
+        data->points = 0;
         break;
       case h5::kSelPoints:
         data->selection = f::kSelectPoints;
+        data->points = Points(file_space);
         break;
       case h5::kSelHyperslabs: {
-        data->selection = f::kSelectIrregular;
+        int rank = view.rank;
+        if (rank <= 0) {
+          auto ndims = real::H5Sget_simple_extent_ndims();
+          rank = ndims != nullptr ? ndims(file_space) : -1;
+        }
         auto is_regular = real::H5Sis_regular_hyperslab();
         auto regular = real::H5Sget_regular_hyperslab();
-        auto ndims = real::H5Sget_simple_extent_ndims();
-        const int rank = ndims != nullptr ? ndims(file_space) : -1;
         if (is_regular != nullptr && regular != nullptr && rank > 0 && rank <= static_cast<int>(f::kMaxRank) &&
             is_regular(file_space) > 0 &&
             regular(file_space, data->start, data->stride, data->count, data->block) >= 0) {
           data->selection = f::kSelectRegular;
           data->rank = rank;
-        } else if (auto nblocks = real::H5Sget_select_hyper_nblocks(); nblocks != nullptr) {
-          const h5::hssize_t blocks = nblocks(file_space);
-          data->nblocks = blocks > 0 ? static_cast<uint64_t>(blocks) : 0;
+          data->points = 1;
+          for (int d = 0; d < rank; ++d) data->points *= data->count[d] * data->block[d];
+        } else {
+          data->selection = f::kSelectIrregular;
+          data->points = Points(file_space);
+          if (auto nblocks = real::H5Sget_select_hyper_nblocks(); nblocks != nullptr) {
+            const h5::hssize_t blocks = nblocks(file_space);
+            data->nblocks = blocks > 0 ? static_cast<uint64_t>(blocks) : 0;
+          }
         }
         break;
       }
       default:
+        data->points = Points(file_space);
         break;
     }
   }
+  data->mem_bytes = data->points * mem_size;
+  data->file_bytes = data->points * view.type_size;
 
   // The MPI transfer mode, in a flavour that has it (H5P_DEFAULT is independent).
   if (auto mpio = real::H5Pget_dxpl_mpio(); mpio != nullptr) {
     int mode = 0;
-    data->transfer = dxpl == h5::kDefault ? 1 : mpio(dxpl, &mode) >= 0 ? (mode == h5::kXferCollective ? 2 : 1) : 0;
+    data->transfer = dxpl == h5::kDefault                                 ? 1
+                     : IsA(dxpl, h5::kIdGenPropList) && mpio(dxpl, &mode) >= 0 ? (mode == h5::kXferCollective ? 2 : 1)
+                                                                           : 0;
   }
 }
 

@@ -36,11 +36,14 @@ struct Entry {
   int rank;
   h5::hsize_t dims[f::kMaxRank];
   uint64_t reads, writes, read_mem, read_file, write_mem, write_file, read_ns, write_ns, calls, inc_refs;
+  uint64_t path_hash;  // of the path last written for it (kObject, kRenamed)
+  bool discovered;
 };
 
 SpinLock g_lock;
 Entry* g_table = nullptr;
 size_t g_entries = 0;
+size_t g_members = 0;  // entries that are not files: none, and a file's close has nothing to look for
 std::atomic<uint64_t> g_next_id{1};
 
 size_t SlotOf(h5::hid_t hid) {
@@ -49,6 +52,13 @@ size_t SlotOf(h5::hid_t hid) {
   h *= 0xff51afd7ed558ccdull;
   h ^= h >> 33;
   return static_cast<size_t>(h) & (kSlots - 1);
+}
+
+// FNV-1a: tells a changed path from the one last written.
+uint64_t PathHash(const char* path) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *path != '\0'; ++path) h = (h ^ static_cast<uint8_t>(*path)) * 0x100000001b3ull;
+  return h;
 }
 
 bool Map() {
@@ -70,6 +80,7 @@ Entry* Lookup(h5::hid_t hid) {
 
 // Removes the entry at `e`, moving later entries of its probe chain back. Lock held.
 void Remove(Entry* e) {
+  if (e->kind != f::kFile) --g_members;
   size_t i = static_cast<size_t>(e - g_table);
   size_t j = i;
   for (;;) {
@@ -139,6 +150,22 @@ void WriteObject(uint64_t id, h5::hid_t hid, const ObjectInfo& info) {
   r.Commit();
 }
 
+// The objects of `file` (not the file itself) from slot *cursor on, at most `max` of them into
+// `out`; *cursor moves past the slots read (kSlots: all read).
+size_t HidsOfFile(uint64_t file, size_t* cursor, h5::hid_t* out, size_t max) {
+  size_t n = 0;
+  Hold hold(g_lock);
+  if (g_table == nullptr) {
+    *cursor = kSlots;
+    return 0;
+  }
+  for (size_t& i = *cursor; i < kSlots && n < max; ++i) {
+    const Entry& e = g_table[i];
+    if (e.hid != 0 && e.file == file && e.kind != f::kFile) out[n++] = e.hid;
+  }
+  return n;
+}
+
 uint64_t Points(int rank, const h5::hsize_t* dims) {
   uint64_t n = 1;
   for (int d = 0; d < rank; ++d) n *= dims[d];
@@ -165,6 +192,8 @@ uint64_t AddObject(h5::hid_t hid, const ObjectInfo& info) {
         ++g_entries;
       }
       if (e != nullptr) {
+        if (unseen && replaced.kind != f::kFile) --g_members;
+        if (info.kind != f::kFile) ++g_members;
         memset(e, 0, sizeof(*e));
         e->hid = hid;
         e->id = id;
@@ -175,6 +204,8 @@ uint64_t AddObject(h5::hid_t hid, const ObjectInfo& info) {
         e->rank = info.rank;
         memcpy(e->dims, info.dims, sizeof(e->dims));
         e->points = Points(info.rank, info.dims);
+        e->path_hash = PathHash(info.path);
+        e->discovered = info.discovered;
       }
     }
   }
@@ -193,6 +224,8 @@ bool FindObject(h5::hid_t hid, ObjectView* view) {
   view->type_size = e->type_size;
   view->variable_length = e->variable_length;
   view->points = e->points;
+  view->rank = e->rank;
+  view->one_reference = !e->discovered && e->inc_refs == 0;
   return true;
 }
 
@@ -243,22 +276,18 @@ void CloseObject(h5::hid_t hid, f::CloseHow how, uint64_t stored_size_plus_one) 
 void CloseObjectsOfFile(uint64_t file) {
   auto is_valid = real::H5Iis_valid();
   if (is_valid == nullptr) return;
+  {
+    Hold hold(g_lock);
+    if (g_members == 0) return;  // the usual case: the program closed everything first
+  }
   // Removal moves entries back along their probe chains, so a pass that closed something may
   // have stepped over one: passes repeat until one closes nothing.
   for (bool closed_any = true; closed_any;) {
     closed_any = false;
     constexpr size_t kBatch = 256;
     h5::hid_t hids[kBatch];
-    for (size_t i = 0; i < kSlots;) {
-      size_t n = 0;
-      {
-        Hold hold(g_lock);
-        if (g_table == nullptr) return;
-        for (; i < kSlots && n < kBatch; ++i) {
-          const Entry& e = g_table[i];
-          if (e.hid != 0 && e.file == file && e.kind != f::kFile) hids[n++] = e.hid;
-        }
-      }
+    for (size_t cursor = 0; cursor < kSlots;) {
+      const size_t n = HidsOfFile(file, &cursor, hids, kBatch);
       for (size_t k = 0; k < n; ++k) {
         bool valid;
         {
@@ -274,6 +303,29 @@ void CloseObjectsOfFile(uint64_t file) {
   }
 }
 
+void NoteRenamed(h5::hid_t hid) {
+  auto get_name = real::H5Iget_name();
+  if (get_name == nullptr) return;
+  char path[1024];
+  {
+    Quiet quiet;
+    if (get_name(hid, path, sizeof(path)) <= 0) return;
+  }
+  const uint64_t hash = PathHash(path);
+  uint64_t id = 0;
+  {
+    Hold hold(g_lock);
+    Entry* e = Lookup(hid);
+    if (e == nullptr || e->path_hash == hash) return;
+    e->path_hash = hash;
+    id = e->id;
+  }
+  RecordBuilder renamed(f::kRenamed);
+  renamed.Varint(id);
+  renamed.String(path);
+  renamed.Commit();
+}
+
 void CloseAllAtExit() {
   if (g_table == nullptr) return;
   for (size_t i = 0; i < kSlots; ++i) {
@@ -284,6 +336,7 @@ void CloseAllAtExit() {
       closed = g_table[i];
       g_table[i].hid = 0;  // the whole table goes: no chain needs mending
       --g_entries;
+      if (closed.kind != f::kFile) --g_members;
     }
     WriteClosed(closed, f::kClosedAtExit, 0);
   }

@@ -44,6 +44,8 @@ void* Find(const char* name) {
   return search.found;
 }
 
+bool Hdf5Loaded() { return Find("H5open") != nullptr; }
+
 uint8_t Flavour() {
   Dl_info info;
   void* f = reinterpret_cast<void*>(H5get_libversion());

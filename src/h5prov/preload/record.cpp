@@ -1,10 +1,8 @@
 // record.cpp — each thread's buffer, and records into it.
-#include <pthread.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "h5prov/preload/tracer.h"
+#include "preload_runtime/thread_slots.h"
 
 namespace fathom::h5prov::preload {
 namespace {
@@ -20,11 +18,14 @@ struct ThreadState {
   Chunk* chunk = nullptr;
   uint64_t previous_start = 0;  // the last call's start in this chunk
   uint64_t dropped = 0;         // not yet written as a kDropped record
+
+  void Begin() {
+    chunk = nullptr;
+    dropped = 0;
+  }
 };
 
-ThreadState g_states[kStates];
-SpinLock g_states_lock;  // held by sweeps and fork, never by a recording thread
-pthread_key_t g_key;
+constinit preload_runtime::ThreadSlots<ThreadState, kStates> g_slots;
 __thread ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
 // Hands the state's buffer to the writer. Called with the state's lock held.
@@ -40,25 +41,12 @@ void Release(void* state) {
     Flush(*s);
   }
   t_state = nullptr;
-  s->taken.store(false, std::memory_order_release);
+  g_slots.Free(s);
 }
 
 ThreadState* Self() {
-  if (t_state != nullptr) return t_state;
-  for (ThreadState& s : g_states) {
-    bool expected = false;
-    if (!s.taken.load(std::memory_order_relaxed) &&
-        s.taken.compare_exchange_strong(expected, true, std::memory_order_acquire)) {
-      Hold hold(s.lock);
-      s.tid = static_cast<pid_t>(syscall(SYS_gettid));
-      s.chunk = nullptr;
-      s.dropped = 0;
-      t_state = &s;
-      pthread_setspecific(g_key, &s);
-      return &s;
-    }
-  }
-  return nullptr;
+  if (t_state == nullptr) t_state = g_slots.Claim();
+  return t_state;
 }
 
 // Makes sure the thread's buffer has `room` bytes free; false if no buffer is free. Called
@@ -66,7 +54,7 @@ ThreadState* Self() {
 bool Room(ThreadState& s, size_t room, uint64_t start) {
   if (s.chunk != nullptr && s.chunk->used + room > sizeof(s.chunk->data)) Flush(s);
   if (s.chunk == nullptr) {
-    s.chunk = TakeFreeChunk();
+    s.chunk = chunks().Take();
     if (s.chunk == nullptr) return false;
     uint8_t* p = s.chunk->data;
     p = f::PutVarint(p, static_cast<uint64_t>(s.tid));
@@ -80,6 +68,20 @@ bool Room(ThreadState& s, size_t room, uint64_t start) {
     s.chunk->used = static_cast<uint32_t>(p - s.chunk->data);
   }
   return true;
+}
+
+// Copies `r` into the state's buffer, which has room. A kCall's start time goes right after its
+// kind byte, as a delta from the previous call of the buffer. Called with the state's lock held.
+void Append(ThreadState& s, const RecordBuilder& r, bool call, uint64_t call_start) {
+  uint8_t* p = s.chunk->data + s.chunk->used;
+  *p++ = r.data()[0];
+  if (call) {
+    p = f::PutVarint(p, f::Zigzag(static_cast<int64_t>(call_start - s.previous_start)));
+    s.previous_start = call_start;
+  }
+  memcpy(p, r.data() + 1, r.size() - 1);
+  p += r.size() - 1;
+  s.chunk->used = static_cast<uint32_t>(p - s.chunk->data);
 }
 
 }  // namespace
@@ -113,45 +115,28 @@ void RecordBuilder::Commit(uint64_t call_start) {
     return;
   }
   const bool call = data_[0] == f::kCall;
-  Hold hold(s->lock);
-  if (!preload::Room(*s, size() + f::kMaxVarint, call ? call_start : Now())) {
-    ++s->dropped;
-    CountDropped(1);
-    return;
+  const uint64_t now = call ? call_start : Now();
+  {
+    Hold hold(s->lock);
+    if (!preload::Room(*s, size() + f::kMaxVarint, now)) {
+      ++s->dropped;
+      CountDropped(1);
+    } else {
+      Append(*s, *this, call, call_start);
+    }
   }
-  uint8_t* p = s->chunk->data + s->chunk->used;
-  *p++ = data_[0];
-  if (call) {
-    p = f::PutVarint(p, f::Zigzag(static_cast<int64_t>(call_start - s->previous_start)));
-    s->previous_start = call_start;
-  }
-  memcpy(p, data_ + 1, size() - 1);
-  p += size() - 1;
-  s->chunk->used = static_cast<uint32_t>(p - s->chunk->data);
+  AfterRecord(now);
 }
 
 void SweepAll() {
-  Hold states(g_states_lock);
-  for (ThreadState& s : g_states) {
-    if (!s.taken.load(std::memory_order_acquire)) continue;
-    Hold hold(s.lock);
-    Flush(s);
-  }
+  g_slots.ForEach([](ThreadState& s) { Flush(s); });
 }
 
-void ForgetOtherThreads() {
-  for (ThreadState& s : g_states) {
-    s.lock.Reset();
-    s.chunk = nullptr;
-    s.dropped = 0;
-    if (&s != t_state) s.taken.store(false, std::memory_order_relaxed);
-  }
-  if (t_state != nullptr) t_state->tid = static_cast<pid_t>(syscall(SYS_gettid));
-}
+void ForgetOtherThreads() { g_slots.ForgetOthers(t_state); }
 
-void LockStates() { g_states_lock.lock(); }
-void UnlockStates() { g_states_lock.unlock(); }
-void ResetStatesLock() { g_states_lock.Reset(); }
-void CreateThreadKey() { pthread_key_create(&g_key, Release); }
+void LockStates() { g_slots.Lock(); }
+void UnlockStates() { g_slots.Unlock(); }
+void ResetStatesLock() { g_slots.ResetLock(); }
+void CreateThreadKey() { g_slots.CreateKey(Release); }
 
 }  // namespace fathom::h5prov::preload

@@ -24,30 +24,14 @@
 
 #include "h5prov/h5_format.h"
 #include "h5prov/preload/h5_abi.h"
+#include "preload_runtime/chunk_pool.h"
+#include "preload_runtime/spin_lock.h"
+#include "preload_runtime/trace_sink.h"
 
 namespace fathom::h5prov::preload {
 
-// A lock held for a few instructions; yields when another thread keeps it.
-class SpinLock {
- public:
-  void lock();
-  void unlock() { locked_.store(false, std::memory_order_release); }
-  void Reset() { locked_.store(false, std::memory_order_relaxed); }
-
- private:
-  std::atomic<bool> locked_{false};
-};
-
-class Hold {
- public:
-  explicit Hold(SpinLock& lock) : lock_(lock) { lock_.lock(); }
-  ~Hold() { lock_.unlock(); }
-  Hold(const Hold&) = delete;
-  Hold& operator=(const Hold&) = delete;
-
- private:
-  SpinLock& lock_;
-};
+using preload_runtime::Hold;
+using preload_runtime::SpinLock;
 
 uint64_t Now();  // CLOCK_MONOTONIC, ns
 
@@ -118,22 +102,21 @@ void CreateThreadKey();
 
 // ---- buffers and the writer (writer.cpp) ---------------------------------------------------
 
-inline constexpr size_t kChunkSize = 64 * 1024;
-struct Chunk {
-  uint32_t used = 0;  // bytes of payload
-  Chunk* next = nullptr;
-  uint8_t data[kChunkSize - 16];
-};
-Chunk* TakeFreeChunk();  // nullptr when none is free
+using ChunkPool = preload_runtime::ChunkPool<64 * 1024, 64>;  // 4 MiB
+using Chunk = ChunkPool::Chunk;
+ChunkPool& chunks();
+// This image's trace file.
+preload_runtime::TraceSink& sink();
+// Hands a filled buffer to the writer (woken when many are queued).
 void QueueFullChunk(Chunk* chunk);
-void ResetChunks();      // a forked child: every chunk is free
-void LockChunks();
-void UnlockChunks();
-
-// Makes the trace file `path` with its header; false (with errno) if it cannot.
-bool CreateTrace(const char* path);
 void WriteQueued();
-void WriteFrame(const uint8_t* payload, size_t size);
+// Called by a recording thread after each record, with no lock held (`now`: about the time).
+// A single-threaded program gets no writer thread: a second thread would make every HDF5 call
+// slower (glibc then takes the locks it skips in a single-threaded process, and HDF5's
+// thread-safe build takes one per call), so its records are written here, by the program's
+// thread, when a quarter of the pool is queued or a period has passed since the last write.
+// The writer thread starts at the first record after the program starts a thread.
+void AfterRecord(uint64_t now);
 // The kEnd record: the calls recorded and dropped, and the objects still open at exit.
 void WriteEnd(uint64_t open_at_exit);
 void StartWriter();
@@ -162,6 +145,7 @@ struct ObjectInfo {
   h5::hsize_t chunk[format::kMaxRank] = {};
   int nfilters = 0;
   int filters[format::kMaxFilters] = {};
+  bool discovered = false;  // an id the tracer did not see opened: its references are unknown
 };
 
 // What a call needs of an object it names.
@@ -172,6 +156,10 @@ struct ObjectView {
   uint64_t type_size = 0;
   bool variable_length = false;
   uint64_t points = 0;  // the extent's elements (datasets, attributes)
+  int rank = 0;         // the extent's dimensions
+  // The program holds just the one reference its open gave (no H5Iinc_ref since, and the
+  // tracer saw the open): a release frees it without asking HDF5.
+  bool one_reference = false;
 };
 
 // A new object for `hid`: its id, and its kObject record written. A live entry under the same
@@ -188,6 +176,9 @@ void SetExtent(h5::hid_t hid, int rank, const h5::hsize_t* dims, uint64_t points
 void CloseObject(h5::hid_t hid, format::CloseHow how, uint64_t stored_size_plus_one);
 // After its file's close: every object of `file` whose hid is no longer valid is closed with it.
 void CloseObjectsOfFile(uint64_t file);
+// After H5Olink (which names an anonymous object): a kRenamed record for `hid` if HDF5 now
+// names it otherwise than the tracer last wrote.
+void NoteRenamed(h5::hid_t hid);
 void CloseAllAtExit();
 uint64_t OpenObjects();
 void LockObjects();
@@ -232,7 +223,13 @@ struct DataInfo {
   bool variable_length = false;
   int transfer = 0;  // 0 unknown, 1 independent, 2 collective
 };
-// Bytes and selection of H5Dread/H5Dwrite on `dataset` (`view`); called with Quiet.
+// Whether `id` is an id of `type` (h5::IdType): a look-up that neither fails nor prints, whatever
+// the id, so that the look-ups after it need no Quiet.
+bool IsA(h5::hid_t id, int type);
+// Bytes and selection of H5Dread/H5Dwrite on `dataset` (`view`), from the ids the program
+// passed: each is checked with IsA before it is asked about, so that no look-up fails (and
+// prints) on an id the program passed wrongly; no Quiet is needed (and none is paid for: a
+// native memory type and H5S_ALL need no look-up at all). Called inside the tracer (Internal).
 void DescribeTransfer(const ObjectView& view, h5::hid_t mem_type, h5::hid_t mem_space,
                       h5::hid_t file_space, h5::hid_t dxpl, DataInfo* data);
 
@@ -256,7 +253,7 @@ class Call {
     has_data_ = true;
     return data_;
   }
-  // The clock starts: after the look-ups made before the call.
+  // The clock starts: after the look-ups made before the call (every wrapper calls it).
   void Start() { start_ = Now(); }
   // The clock stops: right after the real call, before the look-ups made after it.
   void Returned() { end_ = Now(); }

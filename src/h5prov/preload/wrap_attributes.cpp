@@ -14,7 +14,7 @@ herr_t TraceAttributeData(uint8_t op, Access access, hid_t attr, hid_t mem_type,
   ObjectView view;
   DataInfo& data = call.Data();
   if (View(attr, &view)) {
-    Quiet quiet;
+    Internal internal;
     DescribeTransfer(view, mem_type, h5::kAll, h5::kAll, h5::kDefault, &data);
     data.transfer = 0;  // attributes are written by the library's metadata path, not MPI-IO
     call.Object(view.id);
@@ -29,6 +29,7 @@ herr_t TraceAttributeData(uint8_t op, Access access, hid_t attr, hid_t mem_type,
 
 }  // namespace
 
+#pragma GCC visibility push(default)  // the wrappers: the library's only exports
 extern "C" {
 
 hid_t H5Acreate1(hid_t loc, const char* name, hid_t type, hid_t space, hid_t acpl) {
@@ -119,3 +120,4 @@ herr_t H5Arename_by_name(hid_t loc, const char* object, const char* old_name, co
 }
 
 }  // extern "C"
+#pragma GCC visibility pop

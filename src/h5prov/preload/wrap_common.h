@@ -39,6 +39,7 @@ inline uint64_t FileOf(hid_t loc) {
 inline bool View(hid_t hid, ObjectView* view) {
   if (FindObject(hid, view)) return true;
   ObjectInfo info;
+  info.discovered = true;
   {
     Quiet quiet;
     const uint8_t kind = KindOf(hid);
@@ -97,13 +98,12 @@ auto TraceRelease(uint8_t op, hid_t id, f::CloseHow how, bool only_known, Real c
   if (!known && only_known) return call_real();
   Call call(op);
   if (!call.traced()) return call_real();
-  int references = 1;
   uint64_t stored = 0;
   if (known) {
-    Quiet quiet;
-    if (auto get_ref = real::H5Iget_ref(); get_ref != nullptr) references = get_ref(id);
-    if (view.kind == f::kDataset && references <= 1) {
-      if (auto size = real::H5Dget_storage_size(); size != nullptr) stored = size(id) + 1;
+    if (view.kind == f::kDataset) {
+      Internal internal;
+      auto size = real::H5Dget_storage_size();
+      if (size != nullptr && IsA(id, h5::kIdDataset)) stored = size(id) + 1;
     }
     call.Object(view.id);
   }
@@ -111,7 +111,21 @@ auto TraceRelease(uint8_t op, hid_t id, f::CloseHow how, bool only_known, Real c
   const auto r = call_real();
   call.Returned();
   call.Finish(r, r < 0);
-  if (r >= 0 && known && references <= 1) {
+  if (r < 0 || !known) return r;
+  // Freed? H5Idec_ref returns the references left. A close frees the id unless the program
+  // holds more references than its open gave it (H5Iinc_ref, or a file h5py holds twice):
+  // HDF5 is asked then.
+  bool freed;
+  if (how == f::kClosedByDecRef) {
+    freed = r == 0;
+  } else if (view.one_reference && view.kind != f::kFile) {
+    freed = true;
+  } else {
+    Internal internal;
+    auto is_valid = real::H5Iis_valid();
+    freed = is_valid == nullptr || is_valid(id) <= 0;
+  }
+  if (freed) {
     CloseObject(id, how, stored);
     if (view.kind == f::kFile) CloseObjectsOfFile(view.id);
   }
@@ -129,7 +143,7 @@ herr_t TraceTransfer(uint8_t op, Access access, hid_t dset, hid_t mem_type, hid_
   const bool known = View(dset, &view);
   DataInfo& data = call.Data();
   if (known) {
-    Quiet quiet;
+    Internal internal;
     DescribeTransfer(view, mem_type, mem_space, file_space, dxpl, &data);
     call.Object(view.id);
   }

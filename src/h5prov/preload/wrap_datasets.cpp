@@ -59,6 +59,7 @@ uint64_t ChunkSize(hid_t dset, const hsize_t* offset) {
 
 }  // namespace
 
+#pragma GCC visibility push(default)  // the wrappers: the library's only exports
 extern "C" {
 
 hid_t H5Dcreate1(hid_t loc, const char* name, hid_t type, hid_t space, hid_t dcpl) {
@@ -145,3 +146,4 @@ herr_t H5DOread_chunk(hid_t dset, hid_t dxpl, const hsize_t* offset, uint32_t* f
 }
 
 }  // extern "C"
+#pragma GCC visibility pop

@@ -21,6 +21,7 @@ hid_t TraceFileOpen(uint8_t op, const char* name, Real call_real) {
 
 }  // namespace
 
+#pragma GCC visibility push(default)  // the wrappers: the library's only exports
 extern "C" {
 
 hid_t H5Fcreate(const char* name, unsigned flags, hid_t fcpl, hid_t fapl) {
@@ -79,3 +80,4 @@ herr_t H5Gclose(hid_t group) {
 }
 
 }  // extern "C"
+#pragma GCC visibility pop

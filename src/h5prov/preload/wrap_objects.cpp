@@ -24,6 +24,7 @@ herr_t TraceCommit(uint8_t op, hid_t loc, hid_t type, const char* name, Real cal
 
 }  // namespace
 
+#pragma GCC visibility push(default)  // the wrappers: the library's only exports
 extern "C" {
 
 hid_t H5Oopen(hid_t loc, const char* name, hid_t lapl) {
@@ -58,18 +59,7 @@ herr_t H5Olink(hid_t object, hid_t new_loc, const char* new_name, hid_t lcpl, hi
   FATHOM_H5_REAL_OR(H5Olink, -1)
   const herr_t r = TraceOther(f::kOlink, object, new_loc, new_name, nullptr,
                               [&] { return real_fn(object, new_loc, new_name, lcpl, lapl); });
-  ObjectView view;
-  if (r < 0 || !Tracing() || !FindObject(object, &view)) return r;
-  char path[1024];
-  {
-    Quiet quiet;
-    auto name = real::H5Iget_name();
-    if (name == nullptr || name(object, path, sizeof(path)) <= 0) return r;
-  }
-  RecordBuilder renamed(f::kRenamed);
-  renamed.Varint(view.id);
-  renamed.String(path);
-  renamed.Commit();
+  if (r >= 0 && Tracing()) NoteRenamed(object);
   return r;
 }
 
@@ -98,6 +88,8 @@ herr_t H5Lcreate_ud(hid_t loc, const char* name, int type, const void* data, siz
                     [&] { return real_fn(loc, name, type, data, size, lcpl, lapl); });
 }
 
+// The objects open under a moved link take their new paths in the reader (HDF5 1.10 does not
+// always rename them itself: H5Iget_name still gives the old path).
 herr_t H5Lmove(hid_t src_loc, const char* src_name, hid_t dst_loc, const char* dst_name, hid_t lcpl, hid_t lapl) {
   FATHOM_H5_REAL_OR(H5Lmove, -1)
   return TraceOther(f::kLmove, dst_loc, src_loc, src_name, dst_name,
@@ -177,3 +169,4 @@ hid_t H5Rdereference2(hid_t object, hid_t oapl, int type, const void* ref) {
 }
 
 }  // extern "C"
+#pragma GCC visibility pop

@@ -11,7 +11,7 @@ namespace {
 
 #define FATHOM_H5_NEXT(fn)                                                          \
   inline decltype(&::fn) Next_##fn() {                                              \
-    static std::atomic<decltype(&::fn)> slot{nullptr};                              \
+    static real::Slot<decltype(&::fn)> slot;                                        \
     return real::Resolve(slot, #fn);                                                \
   }
 FATHOM_H5_NEXT(execve)
@@ -34,6 +34,7 @@ int Exec(Real call_real) {
 
 }  // namespace
 
+#pragma GCC visibility push(default)  // the wrappers: the library's only exports
 extern "C" {
 
 int execve(const char* path, char* const argv[], char* const envp[]) {
@@ -64,3 +65,4 @@ void _Exit(int status) {
 }
 
 }  // extern "C"
+#pragma GCC visibility pop

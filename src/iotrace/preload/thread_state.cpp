@@ -6,12 +6,10 @@
 // otherwise the open run is written to the buffer and a new one begins. A thread keeps a few
 // runs open at once (one per target and op), so interleaved work on several files still
 // compresses; the least recently extended is written when a new one needs its place.
-#include <pthread.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "iotrace/preload/tracer.h"
+#include "preload_runtime/thread_slots.h"
 
 namespace fathom::iotrace::preload {
 namespace {
@@ -55,15 +53,24 @@ struct ThreadState {
   int64_t quantum = 0;
   uint64_t quantum_start = 1;
   uint64_t quantum_end = 0;
+
+  // Empty, for a new thread (or the thread that forked, in the child).
+  void Begin() {
+    chunk = nullptr;
+    uses = 0;
+    dropped_full = 0;
+    operations = 0;
+    quantum_start = 1;
+    quantum_end = 0;
+    for (Run& r : runs) r.open = false;
+  }
 };
 
-constinit ThreadState g_states[kStates];  // in .bss: no constructor runs at start-up
-SpinLock g_states_lock;  // held by sweeps and fork, never by a recording thread
+constinit preload_runtime::ThreadSlots<ThreadState, kStates> g_slots;  // in .bss: no constructor runs at start-up
 std::atomic<uint64_t> g_dropped_threads{0};
 std::atomic<uint64_t> g_dropped_signal{0};
 std::atomic<uint64_t> g_partial[3];
 uint64_t g_partial_written[3];
-pthread_key_t g_key;
 __thread ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
 int64_t Quantum(uint64_t t) {
@@ -83,26 +90,8 @@ int64_t QuantumOf(ThreadState& s, uint64_t t) {
 }
 
 ThreadState* Self() {
-  if (t_state != nullptr) return t_state;
-  for (ThreadState& s : g_states) {
-    bool expected = false;
-    if (!s.taken.load(std::memory_order_relaxed) &&
-        s.taken.compare_exchange_strong(expected, true, std::memory_order_acquire)) {
-      Hold hold(s.lock);
-      s.tid = static_cast<pid_t>(syscall(SYS_gettid));
-      s.chunk = nullptr;
-      s.uses = 0;
-      s.dropped_full = 0;
-      s.operations = 0;
-      s.quantum_start = 1;
-      s.quantum_end = 0;
-      for (Run& r : s.runs) r.open = false;
-      t_state = &s;
-      pthread_setspecific(g_key, &s);
-      return &s;
-    }
-  }
-  return nullptr;
+  if (t_state == nullptr) t_state = g_slots.Claim();
+  return t_state;
 }
 
 // Makes sure the thread's buffer has `room` bytes free; false (and the caller drops) if no
@@ -113,7 +102,7 @@ bool Room(ThreadState& s, size_t room, uint64_t start) {
     s.chunk = nullptr;
   }
   if (s.chunk == nullptr) {
-    s.chunk = TakeFreeChunk();
+    s.chunk = chunks().Take();
     if (s.chunk == nullptr) return false;
     uint8_t* p = s.chunk->data;
     p = f::PutVarint(p, static_cast<uint64_t>(s.tid));
@@ -224,7 +213,7 @@ void Release(void* state) {
     s->operations = 0;
   }
   t_state = nullptr;
-  s->taken.store(false, std::memory_order_release);
+  g_slots.Free(s);
 }
 
 }  // namespace
@@ -307,16 +296,11 @@ void NoteDropped(f::DropReason reason) {
 void Sweep(bool all) {
   uint8_t payload[64];
   uint8_t* p = payload;
-  Hold states(g_states_lock);
   const int64_t quantum = Quantum(Now());
-  for (ThreadState& s : g_states) {
-    if (!s.taken.load(std::memory_order_acquire)) continue;
-    Hold hold(s.lock);
-    SweepState(s, all, quantum);
-  }
+  g_slots.ForEach([&](ThreadState& s) { SweepState(s, all, quantum); });
   // What no thread's buffer can carry: drops for want of a state, and partial observation.
   // Queued as a buffer of its own: the writer lock is never taken under the states lock.
-  Chunk* chunk = TakeFreeChunk();
+  Chunk* chunk = chunks().Take();
   if (chunk == nullptr) return;  // written at a later sweep
   p = f::PutVarint(p, 0);
   p = f::PutVarint(p, Now());
@@ -343,7 +327,7 @@ void Sweep(bool all) {
     }
   }
   if (p == empty) {
-    ReleaseChunk(chunk);
+    chunks().Release(chunk);
     return;
   }
   memcpy(chunk->data, payload, static_cast<size_t>(p - payload));
@@ -352,17 +336,7 @@ void Sweep(bool all) {
 }
 
 void ForgetOtherThreads() {
-  for (ThreadState& s : g_states) {
-    s.lock.Reset();
-    s.chunk = nullptr;
-    for (Run& r : s.runs) r.open = false;
-    s.dropped_full = 0;
-    s.operations = 0;
-    s.quantum_start = 1;
-    s.quantum_end = 0;
-    if (&s != t_state) s.taken.store(false, std::memory_order_relaxed);
-  }
-  if (t_state != nullptr) t_state->tid = static_cast<pid_t>(syscall(SYS_gettid));
+  g_slots.ForgetOthers(t_state);
   g_dropped_threads.store(0, std::memory_order_relaxed);
   g_dropped_signal.store(0, std::memory_order_relaxed);
   for (int i = 0; i < 3; ++i) {
@@ -373,17 +347,13 @@ void ForgetOtherThreads() {
 
 uint64_t OperationsOfThreads() {
   uint64_t n = 0;
-  for (ThreadState& s : g_states) {
-    if (!s.taken.load(std::memory_order_acquire)) continue;
-    Hold hold(s.lock);
-    n += s.operations;
-  }
+  g_slots.ForEach([&](ThreadState& s) { n += s.operations; });
   return n;
 }
 
-void LockStates() { g_states_lock.lock(); }
-void UnlockStates() { g_states_lock.unlock(); }
-void ResetStatesLock() { g_states_lock.Reset(); }
-void CreateThreadKey() { pthread_key_create(&g_key, Release); }
+void LockStates() { g_slots.Lock(); }
+void UnlockStates() { g_slots.Unlock(); }
+void ResetStatesLock() { g_slots.ResetLock(); }
+void CreateThreadKey() { g_slots.CreateKey(Release); }
 
 }  // namespace fathom::iotrace::preload

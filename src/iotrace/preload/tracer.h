@@ -21,35 +21,14 @@
 #include <optional>
 
 #include "iotrace/trace_format.h"
+#include "preload_runtime/chunk_pool.h"
+#include "preload_runtime/spin_lock.h"
+#include "preload_runtime/trace_sink.h"
 
 namespace fathom::iotrace::preload {
 
-// A lock held for a few instructions; yields when another thread keeps it.
-class SpinLock {
- public:
-  void lock() {
-    while (locked_.exchange(true, std::memory_order_acquire)) {
-      while (locked_.load(std::memory_order_relaxed)) Pause();
-    }
-  }
-  void unlock() { locked_.store(false, std::memory_order_release); }
-  void Reset() { locked_.store(false, std::memory_order_relaxed); }
-
- private:
-  static void Pause();
-  std::atomic<bool> locked_{false};
-};
-
-class Hold {
- public:
-  explicit Hold(SpinLock& lock) : lock_(lock) { lock_.lock(); }
-  ~Hold() { lock_.unlock(); }
-  Hold(const Hold&) = delete;
-  Hold& operator=(const Hold&) = delete;
-
- private:
-  SpinLock& lock_;
-};
+using preload_runtime::Hold;
+using preload_runtime::SpinLock;
 
 // ---- configuration (config.cpp) -----------------------------------------------------------
 
@@ -60,9 +39,6 @@ struct Config {
   int64_t realtime_minus_monotonic = 0;  // aligns quanta on the wall clock
   pid_t pid = 0;
   char dir[1024] = {};   // where the trace files go (absolute)
-  char path[1280] = {};  // this image's trace file
-  uint64_t trace_dev = 0;  // and its identity, checked before each append
-  uint64_t trace_ino = 0;
 };
 Config& config();
 
@@ -186,28 +162,17 @@ void CreateThreadKey();
 
 // ---- buffers and the writer (writer.cpp) ---------------------------------------------------
 
-inline constexpr size_t kChunkSize = 32 * 1024;
-struct Chunk {
-  uint32_t used = 0;  // bytes of payload
-  Chunk* next = nullptr;
-  uint8_t data[kChunkSize - 16];
-};
-Chunk* TakeFreeChunk();          // nullptr when none is free
+using ChunkPool = preload_runtime::ChunkPool<32 * 1024, 160>;  // 5 MiB
+using Chunk = ChunkPool::Chunk;
+ChunkPool& chunks();
+// This image's trace file.
+preload_runtime::TraceSink& sink();
+// Hands a filled buffer to the writer (woken when many are queued).
 void QueueFullChunk(Chunk* chunk);
-void ReleaseChunk(Chunk* chunk);
-void ResetChunks();              // a forked child: every chunk is free
-void LockChunks();
-void UnlockChunks();
-
-// Appends `size` bytes to the trace file (a whole frame or the file header).
-bool AppendToTrace(const uint8_t* data, size_t size);
-// Writes queued chunks as frames.
+// Writes queued buffers as frames.
 void WriteQueued();
-// Writes a frame built from `payload` directly (process and end records).
-void WriteFrame(const uint8_t* payload, size_t size);
 void StartWriter();        // the background writer, once per process image
 void StopWriter();
-void WakeWriter();
 void Finish(format::EndReason reason);  // closes every run, writes everything and the end record
 void LockWriter();
 void UnlockWriter();

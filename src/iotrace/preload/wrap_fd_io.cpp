@@ -114,6 +114,7 @@ int Dup(int from, int to, uint64_t t0, uint64_t t1) {
 
 }  // namespace
 
+#pragma GCC visibility push(default)  // the wrappers: the library's only exports
 extern "C" {
 
 int open(const char* path, int flags, ...) {
@@ -228,6 +229,7 @@ ssize_t pwritev64(int fd, const struct iovec* iov, int count, off64_t offset) {
 
 // preadv2/pwritev2 with offset -1 use (and move) the descriptor's position.
 }  // extern "C"
+#pragma GCC visibility pop
 
 namespace {
 
@@ -246,6 +248,7 @@ ssize_t Vector2(uint8_t op, Fn fn, int fd, const struct iovec* iov, int count, o
 
 }  // namespace
 
+#pragma GCC visibility push(default)  // the wrappers: the library's only exports
 extern "C" {
 
 ssize_t preadv2(int fd, const struct iovec* iov, int count, off_t offset, int flags) {
@@ -312,6 +315,7 @@ int dup3(int fd, int to, int flags) {
 }
 
 }  // extern "C"
+#pragma GCC visibility pop
 
 namespace {
 
@@ -331,6 +335,7 @@ int Fcntl(Fn fn, int fd, int cmd, va_list ap) {
 
 }  // namespace
 
+#pragma GCC visibility push(default)  // the wrappers: the library's only exports
 extern "C" {
 
 int fcntl(int fd, int cmd, ...) {
@@ -407,3 +412,4 @@ ssize_t sendfile64(int out, int in, off64_t* offset, size_t n) {
 }
 
 }  // extern "C"
+#pragma GCC visibility pop

@@ -102,6 +102,7 @@ FATHOM_REAL_TYPED(real_fxstatat64, FxstatatFn, "__fxstatat64", "GLIBC_2.4")
 
 }  // namespace
 
+#pragma GCC visibility push(default)  // the wrappers: the library's only exports
 extern "C" {
 
 int stat(const char* path, struct stat* st) {
@@ -261,3 +262,4 @@ int chdir(const char* path) { return Changed(real::chdir()(path)); }
 int fchdir(int fd) { return Changed(real::fchdir()(fd)); }
 
 }  // extern "C"
+#pragma GCC visibility pop

@@ -151,6 +151,7 @@ void RecordOther(uint8_t op, uint32_t object, uint64_t size, int rc, uint64_t t0
 
 }  // namespace
 
+#pragma GCC visibility push(default)  // the wrappers: the library's only exports
 extern "C" {
 
 int MPI_File_open(Handle comm, const char* path, int mode, Handle info, Handle* fh) {
@@ -242,3 +243,4 @@ int MPI_File_set_view(Handle fh, MpiOffset displacement, Handle etype, Handle fi
 }
 
 }  // extern "C"
+#pragma GCC visibility pop

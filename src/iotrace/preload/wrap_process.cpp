@@ -50,6 +50,7 @@ size_t CountArgs(const char* first, va_list ap) {
 
 }  // namespace
 
+#pragma GCC visibility push(default)  // the wrappers: the library's only exports
 extern "C" {
 
 int execve(const char* path, char* const argv[], char* const envp[]) {
@@ -176,3 +177,4 @@ int lio_listio64(int mode, struct aiocb64* const list[], int n, struct sigevent*
 }
 
 }  // extern "C"
+#pragma GCC visibility pop

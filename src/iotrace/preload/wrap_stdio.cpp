@@ -96,6 +96,7 @@ int Scan(FILE* stream, Fn call) {
 
 }  // namespace
 
+#pragma GCC visibility push(default)  // the wrappers: the library's only exports
 extern "C" {
 
 FILE* fopen(const char* path, const char* mode) {
@@ -271,3 +272,4 @@ int putc(int c, FILE* stream) { return fputc(c, stream); }
 int _IO_putc(int c, FILE* stream) { return fputc(c, stream); }
 
 }  // extern "C"
+#pragma GCC visibility pop
