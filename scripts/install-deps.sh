@@ -17,7 +17,7 @@ packages=(
   libpq-dev postgresql-15 libssl-dev openssl libcurl4-openssl-dev libcpp-httplib-dev
   procps time util-linux e2fsprogs help2man
   openmpi-bin libopenmpi-dev python3-numpy strace
-  libhdf5-dev libhdf5-openmpi-dev python3-h5py hdf5-tools python3-pytest
+  libhdf5-dev libhdf5-openmpi-dev python3-h5py hdf5-tools python3-pytest ltrace
 )
 
 missing=()
