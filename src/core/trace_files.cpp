@@ -37,4 +37,30 @@ Result<std::vector<std::string>> FilesWithExtension(const std::string& path,
   return files;
 }
 
+Status CheckTraceHeader(std::string_view bytes, const std::string& name, const TraceFileKind& kind) {
+  const std::string what(kind.what);
+  if (bytes.size() < kind.header_size || bytes.size() < kind.magic.size() + 4 || bytes.substr(0, kind.magic.size()) != kind.magic) {
+    return Status::Error(name + " is not a fathom " + what + " (no " + std::string(kind.magic) +
+                         " header); traces are the *" + std::string(kind.extension) + " files `" +
+                         std::string(kind.command) + "` writes");
+  }
+  const auto* v = reinterpret_cast<const unsigned char*>(bytes.data() + kind.magic.size());
+  const uint32_t version = v[0] | (v[1] << 8) | (v[2] << 16) | (static_cast<uint32_t>(v[3]) << 24);
+  if (version != kind.version) {
+    return Status::Error(name + " is an " + what + " of format version " + std::to_string(version) +
+                         ", which this fathom does not read (it reads version " + std::to_string(kind.version) +
+                         "); read it with the fathom that wrote it");
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> FindTraceFilesOf(const std::string& path, const TraceFileKind& kind) {
+  FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> files, FilesWithExtension(path, std::string(kind.extension)));
+  if (files.empty()) {
+    return Status::Error("no " + std::string(kind.what) + "s (*" + std::string(kind.extension) + ") under " + path +
+                         "; `" + std::string(kind.command) + " --out " + path + " -- COMMAND` writes them");
+  }
+  return files;
+}
+
 }  // namespace fathom

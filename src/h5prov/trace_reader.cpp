@@ -17,6 +17,9 @@ namespace {
 
 namespace f = format;
 
+constexpr TraceFileKind kTraceFiles{"HDF5 trace", {f::kFileMagic, sizeof(f::kFileMagic)}, f::kVersion,
+                                    f::kFileHeaderSize, ".fh5", "fathom h5 run"};
+
 const char* KindName(uint64_t kind) {
   switch (kind) {
     case f::kFile: return "file";
@@ -262,25 +265,13 @@ class FrameDecoder {
   const uint8_t* record_ = nullptr;
 };
 
-// True if a whole frame that checks starts at `at`.
-
 }  // namespace
 
 Result<Trace> DecodeTrace(std::string_view bytes, const std::string& name) {
   Trace trace;
   trace.file = name;
   trace.bytes = bytes.size();
-  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
-  if (bytes.size() < f::kFileHeaderSize || std::memcmp(data, f::kFileMagic, sizeof(f::kFileMagic)) != 0) {
-    return Status::Error(name + " is not a fathom HDF5 trace (no FH5TRACE header); traces are the *.fh5 files "
-                                "`fathom h5 run` writes");
-  }
-  const uint32_t version = f::GetU32(data + 8);
-  if (version != f::kVersion) {
-    return Status::Error(name + " is an HDF5 trace of format version " + std::to_string(version) +
-                         ", which this fathom does not read (it reads version " + std::to_string(f::kVersion) +
-                         "); read it with the fathom that wrote it");
-  }
+  FATHOM_RETURN_IF_ERROR(CheckTraceHeader(bytes, name, kTraceFiles));
   trace.frames = iotrace::WalkFrames(bytes, f::kFileHeaderSize, name, {f::kFrameMagic, f::kMaxFramePayload},
                                      trace.problems, [&](const uint8_t* payload, size_t length, size_t offset) {
                                        FrameDecoder(payload, payload + length, trace, offset).Decode();
@@ -293,17 +284,12 @@ Result<Trace> DecodeTrace(std::string_view bytes, const std::string& name) {
 }
 
 Result<Trace> ReadTrace(const std::string& path) {
-  FATHOM_ASSIGN_OR_RETURN(const std::string bytes, ReadWholeFile(path, "HDF5 trace"));
+  FATHOM_ASSIGN_OR_RETURN(const std::string bytes, ReadWholeFile(path, std::string(kTraceFiles.what)));
   return DecodeTrace(bytes, path);
 }
 
 Result<std::vector<std::string>> FindTraceFiles(const std::string& path) {
-  FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> files, FilesWithExtension(path, ".fh5"));
-  if (files.empty()) {
-    return Status::Error("no HDF5 traces (*.fh5) under " + path + "; `fathom h5 run --out " + path +
-                         " -- COMMAND` writes them");
-  }
-  return files;
+  return FindTraceFilesOf(path, kTraceFiles);
 }
 
 std::string OpName(uint8_t op) {

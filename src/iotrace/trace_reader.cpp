@@ -16,6 +16,9 @@ namespace {
 
 namespace f = format;
 
+constexpr TraceFileKind kTraceFiles{"I/O trace", {f::kFileMagic, sizeof(f::kFileMagic)}, f::kVersion,
+                                    f::kFileHeaderSize, ".fio", "fathom io run"};
+
 // Reads the records of one frame's payload. A malformed record ends the frame with a problem.
 class FrameDecoder {
  public:
@@ -210,17 +213,7 @@ Result<Trace> DecodeTrace(std::string_view bytes, const std::string& name) {
   Trace trace;
   trace.file = name;
   trace.bytes = bytes.size();
-  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
-  if (bytes.size() < f::kFileHeaderSize || std::memcmp(data, f::kFileMagic, sizeof(f::kFileMagic)) != 0) {
-    return Status::Error(name + " is not a fathom I/O trace (no FIOTRACE header); traces are the *.fio files "
-                                "`fathom io run` writes");
-  }
-  const uint32_t version = f::GetU32(data + 8);
-  if (version != f::kVersion) {
-    return Status::Error(name + " is a trace of format version " + std::to_string(version) +
-                         ", newer than this fathom reads (" + std::to_string(f::kVersion) +
-                         "); read it with the fathom that wrote it or a newer one");
-  }
+  FATHOM_RETURN_IF_ERROR(CheckTraceHeader(bytes, name, kTraceFiles));
   trace.frames = WalkFrames(bytes, f::kFileHeaderSize, name, {f::kFrameMagic, f::kMaxFramePayload}, trace.problems,
                             [&](const uint8_t* payload, size_t length, size_t offset) {
                               FrameDecoder(payload, payload + length, trace, offset).Decode();
@@ -232,17 +225,12 @@ Result<Trace> DecodeTrace(std::string_view bytes, const std::string& name) {
 }
 
 Result<Trace> ReadTrace(const std::string& path) {
-  FATHOM_ASSIGN_OR_RETURN(const std::string bytes, ReadWholeFile(path, "trace"));
+  FATHOM_ASSIGN_OR_RETURN(const std::string bytes, ReadWholeFile(path, std::string(kTraceFiles.what)));
   return DecodeTrace(bytes, path);
 }
 
 Result<std::vector<std::string>> FindTraceFiles(const std::string& path) {
-  FATHOM_ASSIGN_OR_RETURN(std::vector<std::string> files, FilesWithExtension(path, ".fio"));
-  if (files.empty()) {
-    return Status::Error("no traces (*.fio) under " + path + "; `fathom io run --out " + path +
-                         " -- COMMAND` writes them");
-  }
-  return files;
+  return FindTraceFilesOf(path, kTraceFiles);
 }
 
 std::vector<Operation> Expand(const Trace& trace) {

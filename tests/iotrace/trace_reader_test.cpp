@@ -226,8 +226,8 @@ TEST(TraceReader, AForeignFileIsAnErrorNamingTheFile) {
 TEST(TraceReader, ANewerFormatVersionIsAnErrorNamingTheFileAndTheVersion) {
   auto trace = DecodeTrace(FileHeader(f::kVersion + 1) + Frame(ProcessFrame()), "new.fio");
   ASSERT_FALSE(trace.ok());
-  EXPECT_NE(trace.status().message().find("new.fio is a trace of format version " +
-                                          std::to_string(f::kVersion + 1) + ", newer than this fathom reads"),
+  EXPECT_NE(trace.status().message().find("new.fio is an I/O trace of format version " +
+                                          std::to_string(f::kVersion + 1) + ", which this fathom does not read"),
             std::string::npos)
       << trace.status().message();
 }
