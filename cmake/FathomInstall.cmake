@@ -97,3 +97,4 @@ fathom_man_page(fathom-h5-run fathom fathom "run a command with its HDF5 calls t
 fathom_man_page(fathom-h5-dump fathom fathom "print HDF5 traces as JSON" ARGS h5 dump)
 fathom_man_page(fathom-h5-report fathom fathom "hot functions, latencies, stragglers, datasets, collectives, access shapes and a timeline of HDF5 traces; Darshan's H5F and H5D counters" ARGS h5 report)
 fathom_man_page(fathom-h5-lineage fathom fathom "which jobs created, wrote and read each HDF5 dataset, as text or W3C PROV-JSON" ARGS h5 lineage)
+fathom_man_page(fathom-h5-events fathom fathom "what programs' HDF5 calls did to their files, as fathom events, printed or stored" ARGS h5 events)

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fathom/event.h"
 #include "fathom/status.h"
 
 namespace fathom::h5prov {
@@ -397,5 +398,22 @@ std::vector<DarshanRecord> DarshanRecords(const std::vector<Trace>& traces);
 // lines, the mount point and file system from this machine's mount table ("UNKNOWN" when the
 // file is under none).
 std::string DarshanText(const std::vector<DarshanRecord>& records);
+
+// ---- provenance into the event stream (`fathom h5 events`) --------------------------------
+//
+// What the program's own HDF5 calls did to its files, as fathom events, so that a store, the
+// catalog and rules see them beside the file system's: a successful outermost call that
+// creates, writes, reads, extends, deletes, renames, links or copies something in a file is
+// an event on the file (`path` its real path, `root` its directory, `source` "h5prov", the
+// call's wall-clock start): CREATE for H5Fcreate, ACCESS for reads, MODIFY for everything else.
+// `attrs` says what happened inside the file:
+//   {"h5":{"event":"DATASET_WRITE","object":"/grp/ds","function":"H5Dwrite","bytes":400,
+//          "job":"J","rank":0,"pid":123,"uid":1000,"host":"h"}}
+// with event one of FILE_CREATE, GROUP_CREATE, DATASET_CREATE, DATASET_WRITE, DATASET_READ,
+// DATASET_EXTEND, ATTRIBUTE_CREATE, ATTRIBUTE_WRITE, ATTRIBUTE_READ, ATTRIBUTE_DELETE,
+// ATTRIBUTE_RENAME, DATATYPE_COMMIT, LINK_CREATE, LINK_MOVE, LINK_DELETE, OBJECT_COPY; bytes
+// for reads and writes (in the file), "name" for the attribute, link or copy names the call
+// was given. Events are in the trace's call order; ids are left to the store.
+std::vector<Event> ProvenanceEvents(const Trace& trace);
 
 }  // namespace fathom::h5prov

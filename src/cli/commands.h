@@ -39,5 +39,6 @@ CommandRunner AddH5Command(CLI::App& app);
 CommandRunner AddH5DumpCommand(CLI::App& h5);
 CommandRunner AddH5ReportCommand(CLI::App& h5);
 CommandRunner AddH5LineageCommand(CLI::App& h5);
+CommandRunner AddH5EventsCommand(CLI::App& h5);
 
 }  // namespace fathom::cli

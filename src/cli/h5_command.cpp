@@ -1,6 +1,7 @@
 // `fathom h5`: HDF5 provenance of programs (docs/h5prov.md).
 //   fathom h5 run [--job ID] [--out DIR] -- COMMAND...   run COMMAND under libfathom-h5.so
-// `fathom h5 dump`, `fathom h5 report` and `fathom h5 lineage` have files of their own.
+// `fathom h5 dump`, `fathom h5 report`, `fathom h5 lineage` and `fathom h5 events` have files of
+// their own.
 #include <cstdio>
 #include <memory>
 
@@ -63,10 +64,12 @@ CommandRunner AddH5Command(CLI::App& app) {
   CommandRunner dump = AddH5DumpCommand(*h5);
   CommandRunner report = AddH5ReportCommand(*h5);
   CommandRunner lineage = AddH5LineageCommand(*h5);
-  return [h5, run, options, dump, report, lineage]() -> int {
+  CommandRunner events = AddH5EventsCommand(*h5);
+  return [h5, run, options, dump, report, lineage, events]() -> int {
     if (run->parsed()) return RunTraced(*options);
     if (h5->got_subcommand("report")) return report();
     if (h5->got_subcommand("lineage")) return lineage();
+    if (h5->got_subcommand("events")) return events();
     return dump();
   };
 }
