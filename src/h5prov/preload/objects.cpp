@@ -36,7 +36,6 @@ struct Entry {
   int rank;
   h5::hsize_t dims[f::kMaxRank];
   uint64_t reads, writes, read_mem, read_file, write_mem, write_file, read_ns, write_ns, calls, inc_refs;
-  uint64_t path_hash;  // of the path last written for it (kObject, kRenamed)
   bool discovered;
 };
 
@@ -52,13 +51,6 @@ size_t SlotOf(h5::hid_t hid) {
   h *= 0xff51afd7ed558ccdull;
   h ^= h >> 33;
   return static_cast<size_t>(h) & (kSlots - 1);
-}
-
-// FNV-1a: tells a changed path from the one last written.
-uint64_t PathHash(const char* path) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (; *path != '\0'; ++path) h = (h ^ static_cast<uint8_t>(*path)) * 0x100000001b3ull;
-  return h;
 }
 
 bool Map() {
@@ -204,7 +196,6 @@ uint64_t AddObject(h5::hid_t hid, const ObjectInfo& info) {
         e->rank = info.rank;
         memcpy(e->dims, info.dims, sizeof(e->dims));
         e->points = Points(info.rank, info.dims);
-        e->path_hash = PathHash(info.path);
         e->discovered = info.discovered;
       }
     }
@@ -311,13 +302,11 @@ void NoteRenamed(h5::hid_t hid) {
     Quiet quiet;
     if (get_name(hid, path, sizeof(path)) <= 0) return;
   }
-  const uint64_t hash = PathHash(path);
   uint64_t id = 0;
   {
     Hold hold(g_lock);
-    Entry* e = Lookup(hid);
-    if (e == nullptr || e->path_hash == hash) return;
-    e->path_hash = hash;
+    const Entry* e = Lookup(hid);
+    if (e == nullptr) return;
     id = e->id;
   }
   RecordBuilder renamed(f::kRenamed);

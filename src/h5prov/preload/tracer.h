@@ -176,8 +176,8 @@ void SetExtent(h5::hid_t hid, int rank, const h5::hsize_t* dims, uint64_t points
 void CloseObject(h5::hid_t hid, format::CloseHow how, uint64_t stored_size_plus_one);
 // After its file's close: every object of `file` whose hid is no longer valid is closed with it.
 void CloseObjectsOfFile(uint64_t file);
-// After H5Olink (which names an anonymous object): a kRenamed record for `hid` if HDF5 now
-// names it otherwise than the tracer last wrote.
+// After H5Olink (which names an anonymous object): a kRenamed record with the name HDF5 now
+// gives `hid`.
 void NoteRenamed(h5::hid_t hid);
 void CloseAllAtExit();
 uint64_t OpenObjects();
