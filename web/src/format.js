@@ -1,0 +1,41 @@
+// How numbers, sizes and times read on the pages. The raw value stays in data-value.
+
+const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
+
+export function formatCount(n) {
+  if (n === null || n === undefined) return '—';
+  return Number(n).toLocaleString('en-US');
+}
+
+export function formatBytes(n) {
+  if (n === null || n === undefined) return '—';
+  if (Math.abs(n) < 1024) return `${n} B`;
+  let value = n;
+  let unit = -1;
+  while (Math.abs(value) >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
+}
+
+// UTC, to the second: 2026-11-28 10:00:00Z.
+export function formatSeconds(s) {
+  if (s === null || s === undefined) return '—';
+  return new Date(s * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+}
+
+export function formatNs(ns) {
+  if (ns === null || ns === undefined) return '—';
+  return formatSeconds(Math.floor(ns / 1e9));
+}
+
+// An event's own "time" (nanoseconds kept), shown with a space instead of the T.
+export function formatEventTime(time) {
+  return time.replace('T', ' ');
+}
+
+// A datetime-local input's value (local time) as ISO 8601 UTC, which the API reads.
+export function localInputToIso(value) {
+  return value ? new Date(value).toISOString() : '';
+}
