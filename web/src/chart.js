@@ -4,6 +4,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { h } from './dom.js';
 
+const axisFont = '11px "DejaVu Sans", sans-serif';
 const palette = ['#2f6fb0', '#d9822b', '#3c9a5f', '#c0392b', '#8e5fb3', '#7f6a4f', '#d15ba6', '#6c7a89', '#b5a82c', '#2aa5b5'];
 
 export function color(i) {
@@ -37,8 +38,8 @@ export function barChart({ labels, values, label, format = String, testid, heigh
       y: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] },
     },
     axes: [
-      { splits: () => xs, values: (u, splits) => splits.map((i) => labels[i] ?? ''), grid: { show: false }, size: 40 },
-      { values: (u, splits) => splits.map(format), size: 80 },
+      { splits: () => xs, values: (u, splits) => splits.map((i) => labels[i] ?? ''), grid: { show: false }, size: 40, font: axisFont },
+      { values: (u, splits) => splits.map(format), size: 80, font: axisFont },
     ],
     series: [{}, { label, fill: `${color(0)}cc`, stroke: color(0), width: 1, paths: uPlot.paths.bars({ size: [0.7, 80] }), points: { show: false } }],
   };
@@ -69,7 +70,7 @@ export function timeChart({ testid, label, height = 260, format = String }) {
       width: initialWidth(el),
       height,
       scales: { y: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-      axes: [{}, { values: (u, splits) => splits.map(format), size: 60 }],
+      axes: [{ font: axisFont }, { values: (u, splits) => splits.map(format), size: 60, font: axisFont }],
       series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: color(i), width: 2, points: { show: false } }))],
     }, data, el);
     observer = followWidth(el, plot);

@@ -14,7 +14,7 @@ export function showCaller(header, caller, onSignOut) {
     h('span', { class: 'user', testid: 'whoami-user' }, caller.user),
     caller.admin ? h('span', { class: 'badge', testid: 'whoami-admin' }, 'admin') : null,
     h('span', { class: 'grants', testid: 'whoami-paths', title: 'paths this session may see', dataset: { paths: JSON.stringify(caller.paths) } },
-      caller.paths.join(' ')),
+      `sees ${caller.paths.join(' ')}`),
     h('button', { class: 'link', testid: 'sign-out', onclick: async () => {
       await endSession().catch(() => {});
       onSignOut();

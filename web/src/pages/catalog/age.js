@@ -29,7 +29,7 @@ export function agePanel() {
     el.dataset.time = time;
     fill(body, () => api('catalog/age-histogram', { params: { time } }), (answer) => render(time, answer));
   };
-  const { el, body } = panel('Age', { testid: 'age', controls: switcher(['mtime', 'atime'], 'mtime', load, 'age-time') });
+  const { el, body } = panel('Age', { testid: 'age', wide: true, controls: switcher(['mtime', 'atime'], 'mtime', load, 'age-time') });
   load('mtime');
   return el;
 }

@@ -13,7 +13,7 @@ export default {
   nav: true,
   render(view) {
     view.append(h('h1', {}, 'Catalog'), h('div', { class: 'grid' },
-      summaryPanel(), usagePanel(), sizeProfilePanel(), agePanel(),
-      topDirsPanel('size'), topDirsPanel('count'), removedPanel()));
+      summaryPanel(), usagePanel(), sizeProfilePanel(), topDirsPanel('size'), topDirsPanel('count'),
+      agePanel(), removedPanel()));
   },
 };

@@ -22,7 +22,9 @@ function breadcrumbs(path) {
   return h('nav', { class: 'crumbs', 'aria-label': 'path', testid: 'breadcrumbs' }, crumbs);
 }
 
+// Totals are null for a directory above the caller's grants (only its granted children show).
 function totalsCards(t) {
+  if (!t) return h('p', { class: 'muted', testid: 'subtree-no-totals' }, 'Only parts of this directory are granted: see its children.');
   return cardRow(
     card('entries', t.entries, { format: formatCount, testid: 'subtree-entries' }),
     card('files', t.files, { format: formatCount, testid: 'subtree-files' }),

@@ -57,12 +57,18 @@ export default {
       });
     };
 
+    // The panel is busy (aria-busy) from the request until its rows are shown.
     const fetchPage = async (beforeId) => {
-      const answer = await api('events', { params: { ...filters, before_id: beforeId } });
-      next = answer.next;
-      if (lastId === null) lastId = answer.last_id ?? 0;
-      results.appendOlder(answer.events);
-      showStatus();
+      list.body.setAttribute('aria-busy', 'true');
+      try {
+        const answer = await api('events', { params: { ...filters, before_id: beforeId } });
+        next = answer.next;
+        if (lastId === null) lastId = answer.last_id ?? 0;
+        results.appendOlder(answer.events);
+        showStatus();
+      } finally {
+        list.body.removeAttribute('aria-busy');
+      }
     };
 
     const search = async (values) => {

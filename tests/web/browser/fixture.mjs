@@ -1,0 +1,52 @@
+// Real data for the pages: a tree (tree.mjs) scanned into a catalog, watched into an event
+// store while it changes, the catalog brought up to date from the store, and fathom serve on
+// both with a tokens database holding the start-up admin token and a token of user "nobody"
+// granted one directory. The watch keeps running, so that the live tail can be tested;
+// the catalog is not followed past the fixture, so that it keeps the figures of `entries`.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { walk } from './expect.mjs';
+import { fathom, startProgram, waitFor } from './processes.mjs';
+import { changeTree, grantedDir, makeTree } from './tree.mjs';
+
+export async function startFixture(binary) {
+  const dir = mkdtempSync(join(tmpdir(), 'fathom-web-'));
+  const tree = join(dir, 'tree');
+  const store = join(dir, 'events.db');
+  const catalog = join(dir, 'catalog.db');
+  const tokens = join(dir, 'tokens.db');
+  const ready = join(dir, 'ready.json');
+  const programs = [];
+  const stop = async () => {
+    for (const p of programs.reverse()) await p.stop();
+    if (!process.env.FATHOM_WEB_KEEP) rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    makeTree(tree);
+    await fathom(binary, ['scan', '--catalog', catalog, '-q', tree]);
+
+    const watch = startProgram(binary, ['watch', '-r', tree, '--store', store, '-q']);
+    programs.push(watch);
+    await watch.waitForStderr('watches established', 20000);
+    const last = changeTree(tree);
+    const storedEvents = async () => (await fathom(binary, ['events', '--store', store, '--format', 'json']))
+      .split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    await waitFor(`the store to hold the change of ${last}`, async () => (await storedEvents()).some((e) => e.path === last));
+    await fathom(binary, ['catalog', 'follow', '--catalog', catalog, '--store', store, '--until-idle']);
+    // What the catalog holds from now on (the tree changes again, unfollowed, in the tests).
+    const entries = walk(tree);
+
+    const serve = startProgram(binary, ['serve', '--listen', '127.0.0.1:0', '--store', store, '--catalog', catalog,
+      '--ready-file', ready, '--tokens', tokens]);
+    programs.push(serve);
+    const { url, token } = await serve.waitForFile(ready, 30000);
+    if (!token) throw new Error(`fathom serve made no start-up token: ${JSON.stringify({ url, token })}`);
+    const restricted = (await fathom(binary, ['token', 'create', '--tokens', tokens, '--user', 'nobody',
+      '--paths', join(tree, grantedDir)])).trim();
+    return { dir, tree, entries, store, url, token, restricted, storedEvents, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

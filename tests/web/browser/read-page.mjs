@@ -1,0 +1,34 @@
+// Reading what a page shows: table rows with each cell's raw value (data-value) and text,
+// cards' values, and waiting for a panel to finish loading.
+
+export function tableRows(page, testid) {
+  return page.$$eval(`[data-testid="${testid}"] tbody tr:not(.empty)`, (trs) => trs.map((tr) => ({
+    key: tr.dataset.key,
+    cells: Object.fromEntries([...tr.cells].map((td) => [td.dataset.col, { value: td.dataset.value ?? null, text: td.textContent }])),
+  })));
+}
+
+// The raw value of a column as a number, in every row: {key: number}.
+export async function columnByKey(page, testid, col) {
+  const rows = await tableRows(page, testid);
+  return Object.fromEntries(rows.map((r) => [r.key, Number(r.cells[col].value)]));
+}
+
+export async function cardValue(page, testid) {
+  const el = page.locator(`[data-testid="${testid}"]`);
+  await el.waitFor();
+  return el.getAttribute('data-value');
+}
+
+// Waits until the panel has loaded (its body no longer busy) and shows what it was waiting for.
+export async function settled(page, panelTestid, innerTestid) {
+  await page.waitForFunction(([panel, inner]) => {
+    const body = document.querySelector(`[data-testid="${panel}"] .panel-body`);
+    return body && !body.hasAttribute('aria-busy') && (!inner || body.querySelector(`[data-testid="${inner}"]`));
+  }, [panelTestid, innerTestid]);
+}
+
+export async function chartData(page, testid) {
+  const el = page.locator(`[data-testid="${testid}"]`);
+  return { labels: JSON.parse(await el.getAttribute('data-labels')), values: JSON.parse(await el.getAttribute('data-values')) };
+}
