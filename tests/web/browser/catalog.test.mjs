@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { it } from 'node:test';
 import { screenshot } from './browser.mjs';
 import { ageRanges, sizeBuckets, subtreeTotals, usage } from './expect.mjs';
-import { cardValue, chartData, columnByKey, settled, tableRows } from './read-page.mjs';
+import { cardValue, chartData, columnValues, settled, tableRows } from './read-page.mjs';
 import { go, withPage } from './session.mjs';
 import { removedFiles } from './tree.mjs';
 
@@ -56,14 +56,14 @@ export function catalogTests(ctx) {
       const { buckets } = await ctx.api('catalog/size-profile');
       assert.equal(buckets.length, 10);
       const expected = sizeBuckets(entries, buckets);
-      assert.deepEqual(Object.values(await columnByKey(page, 'size-profile-table', 'count')), expected);
+      assert.deepEqual(await columnValues(page, 'size-profile-table', 'count'), expected);
       assert.deepEqual((await chartData(page, 'chart-size-profile')).values, expected);
 
       for (const time of ['mtime', 'atime']) {
         await switchTo(page, 'age', `age-time-${time}`);
         const { ranges } = await ctx.api('catalog/age-histogram', { time });
         const counts = ageRanges(entries, ranges, time, Date.now());
-        assert.deepEqual(Object.values(await columnByKey(page, 'age-table', 'count')), counts, time);
+        assert.deepEqual(await columnValues(page, 'age-table', 'count'), counts, time);
         assert.deepEqual((await chartData(page, 'chart-age')).values, counts, time);
       }
       await screenshot(page, 'catalog');

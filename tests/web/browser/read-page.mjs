@@ -8,10 +8,9 @@ export function tableRows(page, testid) {
   })));
 }
 
-// The raw value of a column as a number, in every row: {key: number}.
-export async function columnByKey(page, testid, col) {
-  const rows = await tableRows(page, testid);
-  return Object.fromEntries(rows.map((r) => [r.key, Number(r.cells[col].value)]));
+// The raw values of a column as numbers, row by row.
+export async function columnValues(page, testid, col) {
+  return (await tableRows(page, testid)).map((r) => Number(r.cells[col].value));
 }
 
 export async function cardValue(page, testid) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import { screenshot } from './browser.mjs';
 import { eventsUnder, sizeBuckets, subtreeTotals, under, usage } from './expect.mjs';
-import { columnByKey, settled, tableRows } from './read-page.mjs';
+import { columnValues, settled, tableRows } from './read-page.mjs';
 import { go, withPage } from './session.mjs';
 import { grantedDir } from './tree.mjs';
 
@@ -38,7 +38,7 @@ export function restrictedTests(ctx) {
         Object.fromEntries([...usage(inside, 'uid')].map(([id, r]) => [String(id), r.count])));
       await settled(page, 'size-profile', 'size-profile-table');
       const { buckets } = await ctx.api('catalog/size-profile');
-      assert.deepEqual(Object.values(await columnByKey(page, 'size-profile-table', 'count')), sizeBuckets(inside, buckets));
+      assert.deepEqual(await columnValues(page, 'size-profile-table', 'count'), sizeBuckets(inside, buckets));
       for (const by of ['size', 'count']) {
         await settled(page, `top-dirs-${by}`, `top-dirs-${by}-table`);
         const dirs = await tableRows(page, `top-dirs-${by}-table`);
