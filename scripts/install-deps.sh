@@ -14,7 +14,7 @@ packages=(
   inotify-tools fswatch watchman python3-watchdog
   libfuse3-dev fuse3 attr
   libzmq3-dev cppzmq-dev libnats-dev nats-server python3-zmq libyaml-cpp-dev libmimalloc-dev
-  libpq-dev postgresql-15 libssl-dev openssl libcurl4-openssl-dev libcpp-httplib-dev
+  libpq-dev postgresql-15 libssl-dev openssl libcurl4-openssl-dev libcpp-httplib-dev prometheus-cpp-dev
   procps time util-linux e2fsprogs help2man
   openmpi-bin libopenmpi-dev python3-numpy strace
   libhdf5-dev libhdf5-openmpi-dev python3-h5py hdf5-tools python3-pytest ltrace

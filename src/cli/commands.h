@@ -40,5 +40,7 @@ CommandRunner AddH5DumpCommand(CLI::App& h5);
 CommandRunner AddH5ReportCommand(CLI::App& h5);
 CommandRunner AddH5LineageCommand(CLI::App& h5);
 CommandRunner AddH5EventsCommand(CLI::App& h5);
+CommandRunner AddServeCommand(CLI::App& app);
+CommandRunner AddTokenCommand(CLI::App& app);
 
 }  // namespace fathom::cli

@@ -51,6 +51,8 @@ int main(int argc, char** argv) {
   add(&fathom::cli::AddRulesCommand);
   add(&fathom::cli::AddIoCommand);
   add(&fathom::cli::AddH5Command);
+  add(&fathom::cli::AddServeCommand);
+  add(&fathom::cli::AddTokenCommand);
 
   if (auto unknown = fathom::cli::UnknownCommand(app, argc, argv)) {
     std::fprintf(stderr, "fathom: unknown command '%s'; the commands are: %s (fathom --help)\n",

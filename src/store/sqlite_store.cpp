@@ -136,6 +136,8 @@ class SqliteStore final : public EventStore {
   // Runs `step` in one write transaction (rolled back on failure).
   Status InTransaction(std::string_view what, const std::function<Status()>& step);
   Status RequireWriter(std::string_view what) const;
+  // Whether the store has its consumers table (a reader may open one made before it existed).
+  Result<bool> HasConsumers(std::string_view what) const;
   // An immutable snapshot whose files changed since it was opened (a writer started on the
   // store, or wrote it and stopped) is opened again, as a reader would open it now.
   Status RefreshSnapshot();
@@ -174,6 +176,15 @@ std::optional<std::string> SqliteStore::ChecksumProblem(std::string_view data,
   if (!has_crc_ || stmt.ColumnIsNull(crc_column)) return std::nullopt;
   if (Crc32c(data) == static_cast<uint32_t>(stmt.ColumnInt(crc_column))) return std::nullopt;
   return std::string("checksum mismatch: its bytes changed after they were stored");
+}
+
+Result<bool> SqliteStore::HasConsumers(std::string_view what) const {
+  // A writer makes the table when it opens the store; a store no writer of this version
+  // opened yet has none, which a reader takes for no consumers.
+  if (!options_.read_only) return true;
+  FATHOM_ASSIGN_OR_RETURN(int64_t n, db_.QueryInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                                                  "name = 'consumers'", what));
+  return n > 0;
 }
 
 Status SqliteStore::RequireWriter(std::string_view what) const {
@@ -292,7 +303,8 @@ Status SqliteStore::SetConsumerPosition(std::string_view name, uint64_t id) {
 }
 
 Result<std::optional<uint64_t>> SqliteStore::ConsumerPosition(std::string_view name) {
-  FATHOM_RETURN_IF_ERROR(RequireWriter("reading a consumer position"));
+  FATHOM_ASSIGN_OR_RETURN(bool kept, HasConsumers("reading a consumer position"));
+  if (!kept) return std::optional<uint64_t>();
   FATHOM_ASSIGN_OR_RETURN(
       Statement stmt,
       db_.Prepare("SELECT acked_id FROM consumers WHERE name = ?1", "reading a consumer position"));
@@ -304,7 +316,8 @@ Result<std::optional<uint64_t>> SqliteStore::ConsumerPosition(std::string_view n
 }
 
 Result<std::vector<std::pair<std::string, uint64_t>>> SqliteStore::ConsumerPositions() {
-  FATHOM_RETURN_IF_ERROR(RequireWriter("reading consumer positions"));
+  FATHOM_ASSIGN_OR_RETURN(bool kept, HasConsumers("reading consumer positions"));
+  if (!kept) return std::vector<std::pair<std::string, uint64_t>>();
   FATHOM_ASSIGN_OR_RETURN(Statement stmt,
                           db_.Prepare("SELECT name, acked_id FROM consumers ORDER BY name",
                                       "reading consumer positions"));

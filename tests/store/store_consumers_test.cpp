@@ -105,5 +105,26 @@ TEST(StoreForAggregator, AReaderCannotRecordConsumerPositions) {
   EXPECT_NE(s.message().find("read-only"), std::string::npos) << s.message();
 }
 
+TEST(StoreForAggregator, AReaderReadsTheConsumerPositionsAWriterRecorded) {
+  testing::TempDir dir;
+  const std::string db = dir / "events.db";
+  {
+    auto writer = OpenOrDie(WriterOptions(db));
+    ASSERT_NE(writer, nullptr);
+    std::vector<Event> batch(3);
+    for (Event& e : batch) e.path = "/w/a";
+    ASSERT_TRUE(writer->Append(batch).ok());
+    ASSERT_TRUE(writer->SetConsumerPosition("catalog", 2).ok());
+  }
+  auto reader = OpenOrDie(ReaderOptions(db));
+  ASSERT_NE(reader, nullptr);
+  auto all = reader->ConsumerPositions();
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  const std::vector<std::pair<std::string, uint64_t>> expected = {{"catalog", 2}};
+  EXPECT_EQ(all.value(), expected);
+  EXPECT_EQ(reader->ConsumerPosition("catalog").value(), std::optional<uint64_t>(2));
+  EXPECT_EQ(reader->ConsumerPosition("other").value(), std::optional<uint64_t>());
+}
+
 }  // namespace
 }  // namespace fathom

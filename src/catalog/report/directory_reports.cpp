@@ -9,13 +9,6 @@
 #include "catalog/report/reports.h"
 
 namespace fathom::catalog::report {
-namespace {
-
-struct DirTotals {
-  std::string path;
-  Attrs attrs;
-  Totals totals;
-};
 
 Result<std::vector<DirTotals>> Directories(Catalog& catalog, const ReportOptions& options) {
   std::vector<DirTotals> dirs;
@@ -34,6 +27,8 @@ Result<std::vector<DirTotals>> Directories(Catalog& catalog, const ReportOptions
   FATHOM_RETURN_IF_ERROR(failed);
   return dirs;
 }
+
+namespace {
 
 Table SubtreeTable(std::string name, const ReportOptions& options, bool ranked,
                    const std::vector<DirTotals>& dirs) {
@@ -54,7 +49,8 @@ Table SubtreeTable(std::string name, const ReportOptions& options, bool ranked,
   return t;
 }
 
-// Largest first by `by_size` (volume) or by entries; then by path.
+}  // namespace
+
 void SortLargestFirst(std::vector<DirTotals>& dirs, bool by_size) {
   std::sort(dirs.begin(), dirs.end(), [by_size](const DirTotals& a, const DirTotals& b) {
     if (by_size && a.totals.size != b.totals.size) return a.totals.size > b.totals.size;
@@ -62,8 +58,6 @@ void SortLargestFirst(std::vector<DirTotals>& dirs, bool by_size) {
     return a.path < b.path;
   });
 }
-
-}  // namespace
 
 Result<Table> TopDirs(Catalog& catalog, const ReportOptions& options, size_t n) {
   FATHOM_ASSIGN_OR_RETURN(std::vector<DirTotals> dirs, Directories(catalog, options));

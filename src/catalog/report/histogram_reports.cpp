@@ -37,28 +37,22 @@ void AddBinCells(std::vector<Cell>& row, const Bin& bin) {
   row.push_back(SizeCell(bin.used));
 }
 
-constexpr int64_t kDay = 86400;
-
-// Age ranges: from (inclusive) to the next one's start, in days.
-struct AgeRange {
-  const char* label;
-  int64_t from_days;
-};
-constexpr AgeRange kAgeRanges[] = {{"0~1d", 0},        {"1d~1w", 1},      {"1w~30d", 7},
-                                   {"30d~90d", 30},    {"90d~180d", 90},  {"180d~1y", 180},
-                                   {"1y~2y", 365},     {"+2y", 730}};
-
 }  // namespace
 
+size_t AgeRangeOf(int64_t age_s) {
+  constexpr int64_t kDay = 86400;
+  size_t i = std::size(kAgeRanges) - 1;
+  while (i > 0 && age_s < kAgeRanges[i].from_days * kDay) --i;
+  return i;
+}
+
 Result<Table> AgeHistogram(Catalog& catalog, const ReportOptions& options, bool access_time) {
-  constexpr size_t kRanges = sizeof(kAgeRanges) / sizeof(kAgeRanges[0]);
+  constexpr size_t kRanges = std::size(kAgeRanges);
   std::vector<Bin> bins(kRanges);
   FATHOM_RETURN_IF_ERROR(ForEachFile(catalog, options, [&](const Visit& v) {
     int64_t time_ns = access_time ? v.node.attrs.atime_ns : v.node.attrs.mtime_ns;
     int64_t age_s = std::max<int64_t>(options.now_ns - time_ns, 0) / 1'000'000'000;
-    size_t i = kRanges - 1;
-    while (i > 0 && age_s < kAgeRanges[i].from_days * kDay) --i;
-    bins[i].Add(v.node.attrs);
+    bins[AgeRangeOf(age_s)].Add(v.node.attrs);
   }));
   Table t;
   t.name = access_time ? "age-histogram-atime" : "age-histogram-mtime";

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "catalog/report/report_table.h"
 #include "fathom/catalog.h"
@@ -61,6 +62,28 @@ Result<Table> AgeHistogram(Catalog& catalog, const ReportOptions& options, bool 
 Result<Table> SizeLog2(Catalog& catalog, const ReportOptions& options);
 // --extensions: regular files by the part of their name after the last '.'.
 Result<Table> Extensions(Catalog& catalog, const ReportOptions& options);
+
+// rbh-report's age ranges (--age-histogram): from (inclusive) to the next one's start, in days.
+struct AgeRange {
+  const char* label;
+  int64_t from_days;
+};
+inline constexpr AgeRange kAgeRanges[] = {{"0~1d", 0},     {"1d~1w", 1},     {"1w~30d", 7},
+                                          {"30d~90d", 30}, {"90d~180d", 90}, {"180d~1y", 180},
+                                          {"1y~2y", 365},  {"+2y", 730}};
+// The index in kAgeRanges of an age in seconds (negative ages are the first range).
+size_t AgeRangeOf(int64_t age_s);
+
+// A directory and the kept totals of its subtree (--top-dirs, --big-dirs).
+struct DirTotals {
+  std::string path;
+  Attrs attrs;
+  Totals totals;
+};
+// The directories matching options.filter_path (every one when empty), with their totals.
+Result<std::vector<DirTotals>> Directories(Catalog& catalog, const ReportOptions& options);
+// Largest first by `by_size` (volume) or by entries; then by path.
+void SortLargestFirst(std::vector<DirTotals>& dirs, bool by_size);
 
 // Renders EntryInfo's table as rbh-report does ("%-15s: \t%s", or "name, value" with --csv).
 std::string RenderEntryInfo(const Table& table, TableFormat format);

@@ -1,0 +1,108 @@
+// metrics_api.cpp — /metrics (Prometheus text format, with prometheus-cpp's registry and
+// serializer), /healthz and /readyz. The sources' numbers are read at each scrape; the
+// request counters and latencies are kept by the server (docs/web.md lists the series).
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include "web/serve_context.h"
+#include "web/source_state.h"
+
+namespace fathom::web {
+namespace {
+
+using prometheus::BuildCounter;
+using prometheus::BuildGauge;
+
+void Gauge(prometheus::Registry& r, const std::string& name, const std::string& help, double value,
+           const std::map<std::string, std::string>& labels = {}) {
+  BuildGauge().Name(name).Help(help).Register(r).Add(labels).Set(value);
+}
+
+void AddStoreSeries(ServeContext& ctx, prometheus::Registry& r, std::optional<uint64_t>& last_id) {
+  auto state = ReadStoreState(ctx);
+  Gauge(r, "fathom_store_up", "1 when the event store reads", state.ok() ? 1 : 0);
+  if (!state.ok()) return;
+  last_id = state->last_id;
+  Gauge(r, "fathom_store_last_id", "The highest event id the store assigned", static_cast<double>(state->last_id));
+  Gauge(r, "fathom_store_first_id", "The retention floor: the oldest event id the store holds",
+        static_cast<double>(state->first_id));
+  Gauge(r, "fathom_store_bytes", "Bytes of the store file and its write-ahead log", static_cast<double>(state->bytes));
+  auto& lag = BuildGauge().Name("fathom_consumer_lag_events").Help("Events stored after a durable consumer's position").Register(r);
+  for (const auto& [name, pos] : state->consumers) {
+    lag.Add({{"consumer", name}}).Set(static_cast<double>(state->last_id > pos ? state->last_id - pos : 0));
+  }
+  auto& events = BuildCounter().Name("fathom_events_stored_total")
+                     .Help("Events appended to the store since this server started, per source and kind")
+                     .Register(r);
+  for (const auto& [key, n] : ctx.tail->Totals()) {
+    events.Add({{"source", key.first}, {"kind", key.second}}).Increment(static_cast<double>(n));
+  }
+}
+
+void AddCatalogSeries(ServeContext& ctx, prometheus::Registry& r, std::optional<uint64_t> last_id) {
+  auto state = ReadCatalogState(ctx, last_id);
+  Gauge(r, "fathom_catalog_up", "1 when the catalog reads", state.ok() ? 1 : 0);
+  if (!state.ok()) return;
+  Gauge(r, "fathom_catalog_entries", "Objects in the catalog", static_cast<double>(state->info.entries));
+  Gauge(r, "fathom_catalog_names", "Names in the catalog", static_cast<double>(state->info.names));
+  Gauge(r, "fathom_catalog_removed_entries", "Removed objects kept for undelete", static_cast<double>(state->info.removed));
+  Gauge(r, "fathom_catalog_bytes", "Size of the catalog's database", static_cast<double>(state->info.bytes));
+  BuildCounter().Name("fathom_catalog_commits_total").Help("Batches committed to the catalog").Register(r).Add({}).Increment(
+      static_cast<double>(state->commits));
+  if (state->lag_events) {
+    Gauge(r, "fathom_catalog_lag_events", "Stored events the catalog's follower has not applied",
+          static_cast<double>(*state->lag_events), {{"follower", ctx.options.catalog_stream}});
+  }
+}
+
+void AddServerSeries(ServeContext& ctx, prometheus::Registry& r) {
+  auto& requests = BuildCounter().Name("fathom_http_requests_total").Help("Requests answered, by outcome").Register(r);
+  const RequestCounters& c = ctx.counters;
+  requests.Add({{"outcome", "served"}}).Increment(static_cast<double>(c.served.load()));
+  requests.Add({{"outcome", "unauthorized"}}).Increment(static_cast<double>(c.refused_auth.load()));
+  requests.Add({{"outcome", "bad_request"}}).Increment(static_cast<double>(c.bad_requests.load()));
+  requests.Add({{"outcome", "throttled"}}).Increment(static_cast<double>(c.throttled.load()));
+  requests.Add({{"outcome", "failed"}}).Increment(static_cast<double>(c.failed.load()));
+  Gauge(r, "fathom_http_requests_in_flight", "Requests being answered", c.in_flight.load());
+  Gauge(r, "fathom_http_event_streams", "Open event streams", c.streams.load());
+}
+
+void Metrics(ServeContext& ctx, const httplib::Request& req, httplib::Response& res) {
+  if (!ctx.options.metrics_token.empty() &&
+      req.get_header_value("Authorization") != "Bearer " + ctx.options.metrics_token) {
+    ReplyError(res, 401, "/metrics needs the token given to --metrics-token: 'Authorization: Bearer TOKEN'");
+    return;
+  }
+  prometheus::Registry r;
+  std::optional<uint64_t> last_id;
+  if (ctx.stores) AddStoreSeries(ctx, r, last_id);
+  if (ctx.catalogs) AddCatalogSeries(ctx, r, last_id);
+  AddServerSeries(ctx, r);
+  res.set_content(prometheus::TextSerializer().Serialize(r.Collect()), "text/plain; version=0.0.4");
+}
+
+void Ready(ServeContext& ctx, httplib::Response& res) {
+  std::optional<uint64_t> last_id;
+  if (ctx.stores) {
+    auto s = ReadStoreState(ctx);
+    if (!s.ok()) return ReplyError(res, 503, s.status().message());
+    last_id = s->last_id;
+  }
+  if (ctx.catalogs) {
+    auto c = ReadCatalogState(ctx, last_id);
+    if (!c.ok()) return ReplyError(res, 503, c.status().message());
+  }
+  res.set_content("ready\n", "text/plain");
+}
+
+}  // namespace
+
+void AddMetricsRoutes(httplib::Server& server, ServeContext& ctx) {
+  server.Get("/metrics", [&ctx](const httplib::Request& req, httplib::Response& res) { Metrics(ctx, req, res); });
+  server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
+  server.Get("/readyz", [&ctx](const httplib::Request&, httplib::Response& res) { Ready(ctx, res); });
+}
+
+}  // namespace fathom::web

@@ -1,0 +1,93 @@
+// serve_context.h — what every route of `fathom serve` shares: the options, the tokens, the
+// handles on the sources, the store's tail, the cache of aggregations and the request
+// counters; and Authed(), which wraps a route with the token check and the error answers.
+// Ownership: the WebServer owns one ServeContext for its life. Threads: any (members are
+// thread-safe or immutable after start).
+#pragma once
+
+#include <httplib.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "fathom/catalog.h"
+#include "fathom/store.h"
+#include "fathom/web.h"
+#include "web/access.h"
+#include "web/answer_cache.h"
+#include "web/event_tail.h"
+#include "web/handle_pool.h"
+#include "web/http_reply.h"
+#include "web/token_store.h"
+
+namespace fathom::web {
+
+struct RequestCounters {
+  std::atomic<uint64_t> served{0};
+  std::atomic<uint64_t> refused_auth{0};   // 401 and 403
+  std::atomic<uint64_t> bad_requests{0};   // 400, 404, 413
+  std::atomic<uint64_t> throttled{0};      // 429
+  std::atomic<uint64_t> failed{0};         // 5xx
+  std::atomic<int> in_flight{0};
+  std::atomic<int> streams{0};
+};
+
+struct ServeContext {
+  ServeOptions options;
+  std::unique_ptr<TokenStore> tokens;        // with --tokens
+  std::string startup_token_hash;            // without: the one admin token's hash
+  std::unique_ptr<HandlePool<EventStore>> stores;       // null: no store
+  std::unique_ptr<HandlePool<catalog::Catalog>> catalogs;  // null: no catalog
+  std::unique_ptr<EventTail> tail;           // with a store
+  AnswerCache cache;
+  RequestCounters counters;
+
+  // The access of the request's token (Authorization: Bearer, or the session cookie), or
+  // nullopt.
+  std::optional<Access> Authenticate(const httplib::Request& req);
+};
+
+using AuthedHandler = std::function<void(const httplib::Request&, httplib::Response&, const Access&)>;
+// The route for callers with a valid token (and admin ones only, with `admin_only`): 401/403
+// otherwise; BadRequest and source failures become JSON errors.
+httplib::Server::Handler Authed(ServeContext& ctx, AuthedHandler handler, bool admin_only = false);
+
+// A handle from `pool`; a 503 answer with `missing` when the server has no such source, or
+// with the reason it does not open.
+template <typename T>
+typename HandlePool<T>::Lease LeaseOf(const std::unique_ptr<HandlePool<T>>& pool, const char* missing) {
+  if (!pool) throw BadRequest{{503, missing}};
+  auto lease = pool->Acquire();
+  if (!lease.ok()) throw BadRequest{{503, lease.status().message()}};
+  return std::move(lease).value();
+}
+// Nothing when `s` is ok; else the handle is dropped (its source failed) and the answer is a
+// 503 with the message.
+template <typename L>
+void Checked(L& lease, const Status& s) {
+  if (s.ok()) return;
+  lease.Drop();
+  throw BadRequest{{503, s.message()}};
+}
+template <typename L, typename T>
+T Checked(L& lease, Result<T> r) {
+  Checked(lease, r.status());
+  return std::move(r).value();
+}
+inline constexpr const char* kNoStore = "this server has no event store (fathom serve --store FILE)";
+inline constexpr const char* kNoCatalog = "this server has no catalog (fathom serve --catalog URI)";
+
+// The name of the session cookie.
+inline constexpr const char* kSessionCookie = "fathom_session";
+
+void AddSessionRoutes(httplib::Server& server, ServeContext& ctx);
+void AddEventRoutes(httplib::Server& server, ServeContext& ctx);
+void AddCatalogRoutes(httplib::Server& server, ServeContext& ctx);
+void AddOverviewRoutes(httplib::Server& server, ServeContext& ctx);
+void AddMetricsRoutes(httplib::Server& server, ServeContext& ctx);
+void AddAssetRoutes(httplib::Server& server, ServeContext& ctx);
+
+}  // namespace fathom::web
