@@ -28,6 +28,8 @@ function initialWidth(el) {
 export function barChart({ labels, values, label, format = String, testid, height = 220 }) {
   const el = h('div', { class: 'chart', testid, role: 'img', 'aria-label': label, dataset: { labels: JSON.stringify(labels), values: JSON.stringify(values) } });
   const xs = labels.map((_, i) => i);
+  // Many labels are slanted so that they fit side by side in a half-width panel.
+  const slanted = labels.length > 8;
   const options = {
     width: 300,
     height,
@@ -38,7 +40,8 @@ export function barChart({ labels, values, label, format = String, testid, heigh
       y: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] },
     },
     axes: [
-      { splits: () => xs, values: (u, splits) => splits.map((i) => labels[i] ?? ''), grid: { show: false }, size: 40, font: axisFont },
+      { splits: () => xs, values: (u, splits) => splits.map((i) => labels[i] ?? ''), grid: { show: false }, font: axisFont,
+        ...(slanted ? { rotate: -40, size: 60 } : { size: 40 }) },
       { values: (u, splits) => splits.map(format), size: 80, font: axisFont },
     ],
     series: [{}, { label, fill: `${color(0)}cc`, stroke: color(0), width: 1, paths: uPlot.paths.bars({ size: [0.7, 80] }), points: { show: false } }],

@@ -1,6 +1,6 @@
 // Real data for the pages: a tree (tree.mjs) scanned into a catalog, watched into an event
 // store while it changes, the catalog brought up to date from the store, and fathom serve on
-// both with a tokens database holding the start-up admin token and a token of user "nobody"
+// both with a tokens database holding an administrator's token and a token of user "nobody"
 // granted one directory. The watch keeps running, so that the live tail can be tested;
 // the catalog is not followed past the fixture, so that it keeps the figures of `entries`.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,20 +30,26 @@ export async function startFixture(binary) {
     programs.push(watch);
     await watch.waitForStderr('watches established', 20000);
     const last = changeTree(tree);
+    // The store's events as its own reader prints them (ts as text: it has more digits than a
+    // double holds).
     const storedEvents = async () => (await fathom(binary, ['events', '--store', store, '--format', 'json']))
-      .split('\n').filter(Boolean).map((line) => JSON.parse(line));
+      .split('\n').filter(Boolean).map((line) => ({ ...JSON.parse(line), ts: line.match(/"ts":(\d+)/)[1] }));
     await waitFor(`the store to hold the change of ${last}`, async () => (await storedEvents()).some((e) => e.path === last));
     await fathom(binary, ['catalog', 'follow', '--catalog', catalog, '--store', store, '--until-idle']);
     // What the catalog holds from now on (the tree changes again, unfollowed, in the tests).
     const entries = walk(tree);
 
+    const assets = process.env.FATHOM_WEB_ASSETS ? ['--assets', process.env.FATHOM_WEB_ASSETS] : [];
     const serve = startProgram(binary, ['serve', '--listen', '127.0.0.1:0', '--store', store, '--catalog', catalog,
-      '--ready-file', ready, '--tokens', tokens]);
+      '--ready-file', ready, '--tokens', tokens, ...assets]);
     programs.push(serve);
-    const { url, token } = await serve.waitForFile(ready, 30000);
-    if (!token) throw new Error(`fathom serve made no start-up token: ${JSON.stringify({ url, token })}`);
-    const restricted = (await fathom(binary, ['token', 'create', '--tokens', tokens, '--user', 'nobody',
-      '--paths', join(tree, grantedDir)])).trim();
+    const started = await serve.waitForFile(ready, 30000);
+    // A server given a tokens file makes no start-up token: an administrator's is made there.
+    const makeToken = async (user, paths, admin) => (await fathom(binary, ['token', 'create', '--tokens', tokens,
+      '--user', user, '--paths', ...paths, ...(admin ? ['--admin'] : [])])).trim();
+    const token = started.token ?? await makeToken('root', ['/'], true);
+    const restricted = await makeToken('nobody', [join(tree, grantedDir)], false);
+    const { url } = started;
     return { dir, tree, entries, store, url, token, restricted, storedEvents, stop };
   } catch (error) {
     await stop();

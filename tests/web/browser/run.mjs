@@ -1,6 +1,7 @@
 // The browser test of fathom serve's pages: node run.mjs FATHOM_BINARY (or $FATHOM_BINARY).
 // Screenshots go to $FATHOM_WEB_SCREENSHOTS, else screenshots/ of the working directory;
-// FATHOM_WEB_KEEP=1 keeps the fixture's directory.
+// FATHOM_WEB_KEEP=1 keeps the fixture's directory; FATHOM_WEB_ASSETS=web/dist tests the pages
+// of that directory instead of those compiled into fathom.
 import { after, before, describe } from 'node:test';
 import { apiClient } from './api-client.mjs';
 import { launchBrowser } from './browser.mjs';
