@@ -30,6 +30,10 @@ struct ServeOptions {
   std::string store;                      // event store (SQLite file), "" none
   std::string catalog;                    // catalog URI, "" none
   std::string catalog_stream = "catalog"; // the follower (catalog follow --name) whose lag is shown
+  std::string policies;                   // policies file (YAML): definitions, runs, alerts
+  std::string rules;                      // rules file (YAML): rules and their outbox
+  std::string io;                         // directory of I/O traces (fathom io run --dir)
+  std::string h5;                         // directory of HDF5 traces (fathom h5 run --dir)
   std::string tokens;                     // tokens file; "" makes one admin token at start-up
   std::string tls_cert, tls_key;          // PEM files: HTTPS when both are given
   std::string assets;                     // serve the pages from this directory, not the binary

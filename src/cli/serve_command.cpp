@@ -78,6 +78,11 @@ CommandRunner AddServeCommand(CLI::App& app) {
                   "The name the catalog's follower applies the store under (catalog follow --name), for its lag")
       ->default_str(o.catalog_stream)
       ->type_name("NAME");
+  cmd->add_option("--policies", o.policies, "The policies file to show (definitions, runs, actions, alerts)")
+      ->type_name("FILE");
+  cmd->add_option("--rules", o.rules, "The rules file to show (rules, deliveries, dead letters)")->type_name("FILE");
+  cmd->add_option("--io", o.io, "The directory of I/O traces to show jobs of (fathom io run --dir)")->type_name("DIR");
+  cmd->add_option("--h5", o.h5, "The directory of HDF5 traces to show (fathom h5 run --dir)")->type_name("DIR");
   cmd->add_option("--tokens", o.tokens,
                   "The tokens file (fathom token create); without it one admin token is made and printed")
       ->type_name("FILE");

@@ -87,6 +87,10 @@ void AddSessionRoutes(httplib::Server& server, ServeContext& ctx);
 void AddEventRoutes(httplib::Server& server, ServeContext& ctx);
 void AddCatalogRoutes(httplib::Server& server, ServeContext& ctx);
 void AddOverviewRoutes(httplib::Server& server, ServeContext& ctx);
+void AddPolicyRoutes(httplib::Server& server, ServeContext& ctx);
+void AddRuleRoutes(httplib::Server& server, ServeContext& ctx);
+void AddJobRoutes(httplib::Server& server, ServeContext& ctx);
+void AddH5Routes(httplib::Server& server, ServeContext& ctx);
 void AddMetricsRoutes(httplib::Server& server, ServeContext& ctx);
 void AddAssetRoutes(httplib::Server& server, ServeContext& ctx);
 

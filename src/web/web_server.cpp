@@ -181,6 +181,10 @@ class Server final : public WebServer {
     AddOverviewRoutes(*http_, ctx_);
     AddEventRoutes(*http_, ctx_);
     AddCatalogRoutes(*http_, ctx_);
+    AddPolicyRoutes(*http_, ctx_);
+    AddRuleRoutes(*http_, ctx_);
+    AddJobRoutes(*http_, ctx_);
+    AddH5Routes(*http_, ctx_);
     AddMetricsRoutes(*http_, ctx_);
     AddAssetRoutes(*http_, ctx_);
   }
