@@ -70,6 +70,18 @@ export function eventsTests(ctx) {
     });
   });
 
+  it('events: a refused search shows the server\'s message', async () => {
+    await withPage(ctx, { route: '/events', allow: ['400'] }, async (page) => {
+      await settled(page, 'events-results');
+      const refusal = await ctx.api('events', { prefix: 'not/absolute' }).catch((e) => e);
+      assert.equal(refusal.status, 400);
+      await search(page, { prefix: 'not/absolute' });
+      await page.locator('[data-testid="notice"]').waitFor();
+      assert.equal(await page.textContent('[data-testid="notice"] span'), refusal.message);
+      assert.equal(await page.textContent('[data-testid="events-status"]'), 'The search failed.');
+    });
+  });
+
   it('events: the live tail shows a file created meanwhile', async () => {
     await withPage(ctx, { route: '/events' }, async (page) => {
       const { tree } = ctx.fixture;
