@@ -5,14 +5,15 @@ import { eventColumns } from '../../event-columns.js';
 import { dataTable, tableRow } from '../../table.js';
 
 export function resultsTable(onClick) {
-  const el = dataTable({ columns: eventColumns, rows: [], testid: 'events-table', onRowClick: (e) => onClick(e.id), empty: 'no events' });
+  function select(e, tr) {
+    body.querySelector('tr.selected')?.classList.remove('selected');
+    tr.classList.add('selected');
+    onClick(e.id);
+  }
+  const el = dataTable({ columns: eventColumns, rows: [], testid: 'events-table', onRowClick: select, empty: 'no events' });
   const body = el.tBodies[0];
   const ids = new Set();
-  const row = (e) => {
-    const tr = tableRow(eventColumns, e, { rowTestid: 'event-row', rowKey: (x) => x.id, onRowClick: (x) => onClick(x.id) });
-    tr.dataset.id = e.id;
-    return tr;
-  };
+  const row = (e) => tableRow(eventColumns, e, { rowTestid: 'event-row', rowKey: (x) => x.id, onRowClick: select });
   const fresh = (events) => events.filter((e) => !ids.has(e.id) && ids.add(e.id));
   const dropEmptyRow = () => body.querySelector('tr.empty')?.remove();
   return {
