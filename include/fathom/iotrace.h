@@ -19,6 +19,7 @@
 // Threading: the functions are pure; a Trace is a value.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -195,6 +196,14 @@ struct LayerTotals {
   uint64_t other_ops = 0;
 };
 
+// What one layer (POSIX, STDIO, MPI-IO) moved and did in one second.
+struct LayerSecond {
+  uint64_t read_bytes = 0;
+  uint64_t write_bytes = 0;
+  uint64_t data_ops = 0;
+  uint64_t meta_ops = 0;
+};
+
 // One second of the job (on the wall clock): what was moved and done in it.
 struct Second {
   int64_t second = 0;  // seconds since the epoch
@@ -202,6 +211,9 @@ struct Second {
   uint64_t write_bytes = 0;
   uint64_t data_ops = 0;
   uint64_t meta_ops = 0;
+  // The same per layer: POSIX, STDIO, MPI-IO (whose bytes reach the file through POSIX calls
+  // traced too, so the layers' sums may exceed the totals above).
+  std::array<LayerSecond, 3> layers{};
 };
 
 struct ProcessSummary {

@@ -33,6 +33,7 @@ struct ServeOptions {
   std::string policies;                   // policies file (YAML): definitions, runs, alerts
   std::string rules;                      // rules file (YAML): rules and their outbox
   std::string io;                         // directory of I/O traces (fathom io run --dir)
+  std::string io_samples;                 // storage servers' samples (fathom io servers), for anomalies
   std::string h5;                         // directory of HDF5 traces (fathom h5 run --dir)
   std::string tokens;                     // tokens file; "" makes one admin token at start-up
   std::string tls_cert, tls_key;          // PEM files: HTTPS when both are given

@@ -82,6 +82,9 @@ CommandRunner AddServeCommand(CLI::App& app) {
       ->type_name("FILE");
   cmd->add_option("--rules", o.rules, "The rules file to show (rules, deliveries, dead letters)")->type_name("FILE");
   cmd->add_option("--io", o.io, "The directory of I/O traces to show jobs of (fathom io run --dir)")->type_name("DIR");
+  cmd->add_option("--io-samples", o.io_samples,
+                  "The storage servers' samples to find anomalies in (fathom io servers --out)")
+      ->type_name("FILE");
   cmd->add_option("--h5", o.h5, "The directory of HDF5 traces to show (fathom h5 run --dir)")->type_name("DIR");
   cmd->add_option("--tokens", o.tokens,
                   "The tokens file (fathom token create); without it one admin token is made and printed")

@@ -61,7 +61,7 @@ CommandRunner AddTokenCommand(CLI::App& app) {
       ->default_str(a->tokens)
       ->type_name("FILE");
   CLI::App* create = cmd->add_subcommand("create", "Make a token and print it (only this once)");
-  create->add_option("--user", a->info.user, "Whom the token is for (a user name of this system, for their jobs)")
+  create->add_option("--user", a->info.user, "Whom the token is for: a user name or number of this system (its jobs and traces are shown)")
       ->required();
   create->add_option("--paths", a->info.paths, "Paths it grants, with everything under them (/ grants all)")
       ->required()

@@ -101,7 +101,11 @@ void Summary(ServeContext& ctx, const httplib::Request&, httplib::Response& res,
     auto node = Checked(cat, cat->Stat(scope));
     if (node && S_ISDIR(node->attrs.mode)) AddTotals(totals, Checked(cat, cat->Subtree(node->id)));
   }
-  json out = {{"uri", info.uri}, {"backend", info.backend}, {"roots", roots}, {"totals", TotalsJson(totals)}};
+  json out = {{"uri", info.uri},
+              {"backend", info.backend},
+              {"roots", roots},
+              {"scopes", scopes},
+              {"totals", TotalsJson(totals)}};
   if (access.Everything()) {
     out.update({{"entries", info.entries}, {"names", info.names}, {"removed", info.removed}, {"bytes", info.bytes}});
   } else {
@@ -344,7 +348,7 @@ void Removed(ServeContext& ctx, const httplib::Request& req, httplib::Response& 
                    {"removed_ns", r.removal.time_ns},
                    {"event_id", r.removal.event_id},
                    {"by_uid", r.removal.uid ? json(*r.removal.uid) : json(nullptr)},
-                   {"jobid", r.removal.jobid}});
+                   {"jobid", r.removal.jobid.empty() ? json(nullptr) : json(r.removal.jobid)}});
   }
   ReplyJson(res, {{"removed", out}});
 }

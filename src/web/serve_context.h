@@ -22,6 +22,7 @@
 #include "web/handle_pool.h"
 #include "web/http_reply.h"
 #include "web/token_store.h"
+#include "web/trace_jobs.h"
 
 namespace fathom::web {
 
@@ -42,6 +43,7 @@ struct ServeContext {
   std::unique_ptr<HandlePool<EventStore>> stores;       // null: no store
   std::unique_ptr<HandlePool<catalog::Catalog>> catalogs;  // null: no catalog
   std::unique_ptr<EventTail> tail;           // with a store
+  std::unique_ptr<TraceJobs> io_jobs;        // with --io
   AnswerCache cache;
   RequestCounters counters;
 
@@ -78,6 +80,8 @@ T Checked(L& lease, Result<T> r) {
   return std::move(r).value();
 }
 inline constexpr const char* kNoStore = "this server has no event store (fathom serve --store FILE)";
+inline constexpr const char* kNoIo = "this server has no I/O traces (fathom serve --io DIR, fathom io run's --out)";
+inline constexpr const char* kNoH5 = "this server has no HDF5 traces (fathom serve --h5 DIR, fathom h5 run's --out)";
 inline constexpr const char* kNoCatalog = "this server has no catalog (fathom serve --catalog URI)";
 
 // The name of the session cookie.

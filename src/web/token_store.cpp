@@ -70,6 +70,14 @@ TokenInfo InfoOfRow(const store::Statement& row) {
   return info;
 }
 
+// The number of a user given by name, or as a number.
+std::optional<uint32_t> UidOf(const std::string& user) {
+  if (!user.empty() && user.size() <= 9 && user.find_first_not_of("0123456789") == std::string::npos) {
+    return static_cast<uint32_t>(std::stoul(user));
+  }
+  return NameCache().UserId(user);
+}
+
 constexpr const char* kColumns = "id, user, paths, admin, created_ns, expires_ns";
 
 }  // namespace
@@ -168,7 +176,7 @@ Result<std::optional<Access>> TokenStore::Check(std::string_view token) {
   if (rc == SQLITE_ROW) {
     TokenInfo info = InfoOfRow(find);
     if (info.expires_ns == 0 || info.expires_ns > NowNs()) {
-      access = Access{info.user, NameCache().UserId(info.user), info.paths, info.admin};
+      access = Access{info.user, UidOf(info.user), info.paths, info.admin};
     }
   } else if (rc != SQLITE_DONE) {
     return db_.Error(rc, "check a token");

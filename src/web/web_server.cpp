@@ -61,6 +61,7 @@ Status OpenSources(ServeContext& ctx) {
     FATHOM_RETURN_IF_ERROR(open().status());
     ctx.catalogs = std::make_unique<HandlePool<catalog::Catalog>>(open, ctx.options.threads);
   }
+  if (!ctx.options.io.empty()) ctx.io_jobs = std::make_unique<TraceJobs>(ctx.options.io);
   if (!ctx.options.tokens.empty()) {
     FATHOM_ASSIGN_OR_RETURN(ctx.tokens, TokenStore::Open(ctx.options.tokens));
   }

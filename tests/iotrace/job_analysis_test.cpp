@@ -2,6 +2,8 @@
 // alignment, Beacon's mode vote and sharing classes, phases, and the findings.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "fathom/iotrace.h"
 #include "iotrace/analysis/job_pieces.h"
 #include "iotrace/trace_format.h"
@@ -150,6 +152,39 @@ TEST(JobAnalysis, SecondsOfIoSeparatedByMoreThanTheGapAreTwoPhasesEachWithItsMod
   EXPECT_EQ(report->phases[1].first_second - report->phases[0].first_second, 10);
   EXPECT_DOUBLE_EQ(report->peak_bandwidth, static_cast<double>(4 * kMiB));
   EXPECT_DOUBLE_EQ(report->mean_bandwidth, static_cast<double>(4 * kMiB));  // 8 MiB over 2 phase seconds
+}
+
+TEST(JobAnalysis, EachSecondSaysWhatEachLayerMovedAndDid) {
+  Trace t = Writer(1, "/d/x", 1, 0, 0, 3);  // POSIX: three 1 MiB pwrites in second 0
+  iotrace::Run stdio_write = t.runs[0];
+  stdio_write.op = f::kFwrite;  // STDIO: two 1 MiB fwrites in second 2
+  stdio_write.t_first = 2 * kSecond;
+  stdio_write.t_last = 2 * kSecond + 1;
+  stdio_write.count = 2;
+  stdio_write.has_offset = false;
+  iotrace::Run open = t.runs[0];
+  open.op = f::kOpen;  // POSIX metadata: one open in second 2
+  open.t_first = open.t_last = 2 * kSecond;
+  open.count = 1;
+  open.has_offset = false;
+  open.result = 3;
+  t.runs.push_back(stdio_write);
+  t.runs.push_back(open);
+  auto report = AnalyzeJob({t}, {});
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->series.size(), 3u);
+  const auto posix = static_cast<size_t>(f::Layer::kPosix), stdio = static_cast<size_t>(f::Layer::kStdio);
+  EXPECT_EQ(report->series[0].layers[posix].write_bytes, 3 * kMiB);
+  EXPECT_EQ(report->series[0].layers[posix].data_ops, 3u);
+  EXPECT_EQ(report->series[0].layers[stdio].write_bytes, 0u);
+  EXPECT_EQ(report->series[2].layers[stdio].write_bytes, 2 * kMiB);
+  EXPECT_EQ(report->series[2].layers[stdio].data_ops, 2u);
+  EXPECT_EQ(report->series[2].layers[posix].meta_ops, 1u);
+  EXPECT_EQ(report->series[2].meta_ops, 1u);
+  auto json = nlohmann::json::parse(ReportJson(*report));
+  EXPECT_EQ(json["series"][2]["layers"]["stdio"]["write_bytes"], 2 * kMiB);
+  EXPECT_EQ(json["series"][2]["layers"]["posix"]["meta_ops"], 1);
+  EXPECT_FALSE(json["series"][1]["layers"].contains("posix"));
 }
 
 TEST(JobAnalysis, ASlowProcessIsReportedAsImbalance) {

@@ -87,11 +87,13 @@ struct Builder {
                                                            : report.mpiio;
     ProcessSummary& p = report.per_process[process];
     const int64_t second = static_cast<int64_t>(first / kSecond);
+    const size_t layer_index = static_cast<size_t>(info.layer);
     if (info.op_class == f::OpClass::kMeta) {
       layer.meta_ops += r.count;
       report.meta_ops += r.count;
       p.meta_ops += r.count;
       At(second).meta_ops += r.count;
+      At(second).layers[layer_index].meta_ops += r.count;
       return;
     }
     if (info.op_class == f::OpClass::kOther) {
@@ -113,6 +115,9 @@ struct Builder {
       Second& at = At(s);
       (write ? at.write_bytes : at.read_bytes) += bytes / spread;
       at.data_ops += r.count / spread;
+      LayerSecond& in_layer = at.layers[layer_index];
+      (write ? in_layer.write_bytes : in_layer.read_bytes) += bytes / spread;
+      in_layer.data_ops += r.count / spread;
     }
     const size_t file = File(o);
     // Modes and findings count the bytes once: MPI-IO's reach the file through the POSIX calls

@@ -64,9 +64,17 @@ std::string ReportJson(const JobReport& r) {
   j["mean_bandwidth"] = r.mean_bandwidth;
   j["mean_iops"] = r.mean_iops;
   json series = json::array();
+  static const char* kLayerNames[] = {"posix", "stdio", "mpiio"};
   for (const Second& s : r.series) {
+    json layers = json::object();
+    for (size_t i = 0; i < s.layers.size(); ++i) {
+      const LayerSecond& l = s.layers[i];
+      if (l.read_bytes + l.write_bytes + l.data_ops + l.meta_ops == 0) continue;
+      layers[kLayerNames[i]] = {{"read_bytes", l.read_bytes}, {"write_bytes", l.write_bytes},
+                                {"data_ops", l.data_ops}, {"meta_ops", l.meta_ops}};
+    }
     series.push_back({{"second", s.second}, {"read_bytes", s.read_bytes}, {"write_bytes", s.write_bytes},
-                      {"data_ops", s.data_ops}, {"meta_ops", s.meta_ops}});
+                      {"data_ops", s.data_ops}, {"meta_ops", s.meta_ops}, {"layers", std::move(layers)}});
   }
   j["series"] = std::move(series);
   json processes = json::array();
