@@ -147,6 +147,7 @@ class Server final : public WebServer {
     http_->set_read_timeout(5, 0);
     http_->set_write_timeout(5, 0);
     http_->set_keep_alive_timeout(2);
+    http_->set_tcp_nodelay(true);  // answers are written in parts: no 40 ms waits for delayed ACKs
     http_->set_pre_routing_handler([this](const httplib::Request&, httplib::Response& res) {
       if (!SheddingPool::Shed()) return httplib::Server::HandlerResponse::Unhandled;
       res.set_header("Retry-After", "1");
