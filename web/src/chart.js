@@ -51,6 +51,9 @@ export function barChart({ labels, values, label, format = String, testid, heigh
   return el;
 }
 
+// Steps of the time axis, in seconds: never less than one.
+const secondSteps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 43200, 86400, 7 * 86400, 30 * 86400];
+
 // Lines over time (seconds since the epoch); update() replaces the data, and the chart when the
 // set of series changed.
 export function timeChart({ testid, label, height = 260, format = String }) {
@@ -72,9 +75,11 @@ export function timeChart({ testid, label, height = 260, format = String }) {
     plot = new uPlot({
       width: initialWidth(el),
       height,
-      scales: { y: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-      axes: [{ font: axisFont }, { values: (u, splits) => splits.map(format), size: 60, font: axisFont }],
-      series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: color(i), width: 2, points: { show: false } }))],
+      // Whole seconds: one second alone is shown with a second either side.
+      scales: { x: { range: (u, min, max) => (u.data[0].length === 1 ? [u.data[0][0] - 1, u.data[0][0] + 1] : [min, max]) }, y: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+      axes: [{ font: axisFont, incrs: secondSteps }, { values: (u, splits) => splits.map(format), size: 80, font: axisFont }],
+      // A series of one second has no line to draw: its points show instead.
+      series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: color(i), width: 2, points: { show: (u) => u.data[0].length < 2 } }))],
     }, data, el);
     observer = followWidth(el, plot);
   };

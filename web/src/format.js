@@ -39,3 +39,27 @@ export function formatEventTime(time) {
 export function localInputToIso(value) {
   return value ? new Date(value).toISOString() : '';
 }
+
+// A duration in nanoseconds: 850 ns, 12.3 µs, 3.04 ms, 1.20 s.
+export function formatDuration(ns) {
+  if (ns === null || ns === undefined) return '—';
+  const steps = [[1e9, 's'], [1e6, 'ms'], [1e3, 'µs']];
+  for (const [size, unit] of steps) {
+    if (Math.abs(ns) >= size) {
+      const value = ns / size;
+      return `${value.toFixed(value < 10 ? 2 : value < 100 ? 1 : 0)} ${unit}`;
+    }
+  }
+  return `${Math.round(ns)} ns`;
+}
+
+export function formatRate(bytesPerSecond) {
+  if (bytesPerSecond === null || bytesPerSecond === undefined) return '—';
+  return `${formatBytes(Math.round(bytesPerSecond))}/s`;
+}
+
+// A fraction (0.47) as a percentage (47.0 %).
+export function formatShare(fraction) {
+  if (fraction === null || fraction === undefined) return '—';
+  return `${(fraction * 100).toFixed(1)} %`;
+}

@@ -12,8 +12,11 @@ import overview from './pages/overview/page.js';
 import events from './pages/events/page.js';
 import catalog from './pages/catalog/page.js';
 import subtree from './pages/catalog/subtree-page.js';
+import jobs from './pages/jobs/page.js';
+import job from './pages/jobs/job-page.js';
+import h5 from './pages/h5/page.js';
 
-for (const page of [overview, events, catalog, subtree]) addPage(page);
+for (const page of [overview, events, catalog, subtree, jobs, job, h5]) addPage(page);
 
 const header = headerElement();
 const main = h('main', { id: 'main' });

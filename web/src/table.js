@@ -2,7 +2,8 @@
 // that what a test reads is the number the API gave, whatever the text shows.
 import { h } from './dom.js';
 
-// columns: [{key, label, value(row), format(value)?, render(row)?, num?}]
+// columns: [{key, label, value(row), format(value)?, render(row)?, num?}]; a cell without a
+// value shows a dash.
 export function dataTable({ columns, rows, testid, rowTestid, rowKey, onRowClick, empty = 'none' }) {
   const head = h('thead', {}, h('tr', {}, columns.map((c) => h('th', { class: c.num ? 'num' : undefined, scope: 'col' }, c.label))));
   const body = h('tbody');
@@ -26,9 +27,10 @@ export function tableRow(columns, row, { rowTestid, rowKey, onRowClick } = {}) {
   }
   for (const c of columns) {
     const raw = c.value ? c.value(row) : undefined;
-    const content = c.render ? c.render(row) : c.format ? c.format(raw) : raw;
+    const known = raw !== undefined && raw !== null;
+    const content = c.render ? c.render(row) : known && c.format ? c.format(raw) : raw;
     const td = h('td', { class: c.num ? 'num' : undefined, dataset: { col: c.key } }, content ?? '—');
-    if (raw !== undefined && raw !== null) td.dataset.value = typeof raw === 'object' ? JSON.stringify(raw) : raw;
+    if (known) td.dataset.value = typeof raw === 'object' ? JSON.stringify(raw) : raw;
     tr.append(td);
   }
   return tr;

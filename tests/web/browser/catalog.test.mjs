@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { it } from 'node:test';
 import { screenshot } from './browser.mjs';
 import { ageRanges, sizeBuckets, subtreeTotals, usage } from './expect.mjs';
-import { cardValue, chartData, columnValues, settled, tableRows } from './read-page.mjs';
+import { cardValue, chartData, columnValues, linkedPaths, settled, tableRows } from './read-page.mjs';
 import { go, withPage } from './session.mjs';
 import { removedFiles } from './tree.mjs';
 
@@ -37,6 +37,8 @@ export function catalogTests(ctx) {
   it('catalog: usage, size profile and ages of the tree', async () => {
     await withPage(ctx, { route: '/catalog' }, async (page) => {
       const { entries } = ctx.fixture;
+      await settled(page, 'catalog-summary', 'summary-roots');
+      assert.deepEqual(await linkedPaths(page, 'summary-roots'), [ctx.fixture.tree]);
       await settled(page, 'usage', 'usage-table');
       const byUid = Object.fromEntries([...usage(entries, 'uid')].map(([id, r]) => [String(id), r]));
       assert.deepEqual(await usageShown(page), byUid);
@@ -57,6 +59,7 @@ export function catalogTests(ctx) {
       assert.equal(buckets.length, 10);
       const expected = sizeBuckets(entries, buckets);
       assert.deepEqual(await columnValues(page, 'size-profile-table', 'count'), expected);
+      assert.deepEqual(Object.keys((await tableRows(page, 'size-profile-table'))[0].cells), ['label', 'count']);
       assert.deepEqual((await chartData(page, 'chart-size-profile')).values, expected);
 
       for (const time of ['mtime', 'atime']) {

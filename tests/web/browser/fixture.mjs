@@ -1,13 +1,16 @@
 // Real data for the pages: a tree (tree.mjs) scanned into a catalog, watched into an event
-// store while it changes, the catalog brought up to date from the store, and fathom serve on
-// both with a tokens database holding an administrator's token and a token of user "nobody"
-// granted one directory. The watch keeps running, so that the live tail can be tested;
-// the catalog is not followed past the fixture, so that it keeps the figures of `entries`.
+// store while it changes, the catalog brought up to date from the store, I/O and HDF5 traces
+// and the storage servers' samples (traces.mjs), and fathom serve on them all with a tokens
+// database holding an administrator's token, a token of user "nobody" granted one directory
+// and one of uid 1000 (whose jobs and traces it sees). The watch keeps running, so that the
+// live tail can be tested; the catalog is not followed past the fixture, so that it keeps the
+// figures of `entries`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { walk } from './expect.mjs';
 import { fathom, startProgram, waitFor } from './processes.mjs';
+import { makeTraces, userUid } from './traces.mjs';
 import { changeTree, grantedDir, makeTree } from './tree.mjs';
 
 export async function startFixture(binary) {
@@ -23,6 +26,9 @@ export async function startFixture(binary) {
     if (!process.env.FATHOM_WEB_KEEP) rmSync(dir, { recursive: true, force: true });
   };
   try {
+    // Made meanwhile: one of the jobs waits a second.
+    const tracing = makeTraces(binary, dir);
+    tracing.catch(() => {});
     makeTree(tree);
     await fathom(binary, ['scan', '--catalog', catalog, '-q', tree]);
 
@@ -39,9 +45,11 @@ export async function startFixture(binary) {
     // What the catalog holds from now on (the tree changes again, unfollowed, in the tests).
     const entries = walk(tree);
 
+    const traces = await tracing;
+
     const assets = process.env.FATHOM_WEB_ASSETS ? ['--assets', process.env.FATHOM_WEB_ASSETS] : [];
     const serve = startProgram(binary, ['serve', '--listen', '127.0.0.1:0', '--store', store, '--catalog', catalog,
-      '--ready-file', ready, '--tokens', tokens, ...assets]);
+      '--io', traces.io, '--io-samples', traces.samples, '--h5', traces.h5, '--ready-file', ready, '--tokens', tokens, ...assets]);
     programs.push(serve);
     const started = await serve.waitForFile(ready, 30000);
     // A server given a tokens file makes no start-up token: an administrator's is made there.
@@ -49,8 +57,9 @@ export async function startFixture(binary) {
       '--user', user, '--paths', ...paths, ...(admin ? ['--admin'] : [])])).trim();
     const token = started.token ?? await makeToken('root', ['/'], true);
     const restricted = await makeToken('nobody', [join(tree, grantedDir)], false);
+    const user = await makeToken(String(userUid), [traces.data], false);
     const { url } = started;
-    return { dir, tree, entries, store, url, token, restricted, storedEvents, stop };
+    return { binary, dir, tree, entries, store, url, token, restricted, user, traces, storedEvents, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -31,3 +31,8 @@ export async function chartData(page, testid) {
   const el = page.locator(`[data-testid="${testid}"]`);
   return { labels: JSON.parse(await el.getAttribute('data-labels')), values: JSON.parse(await el.getAttribute('data-values')) };
 }
+
+// The paths of the subtree links inside an element.
+export function linkedPaths(page, testid) {
+  return page.$$eval(`[data-testid="${testid}"] [data-testid="subtree-link"]`, (links) => links.map((a) => a.dataset.path));
+}

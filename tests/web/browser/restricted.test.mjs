@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import { screenshot } from './browser.mjs';
 import { eventsUnder, sizeBuckets, subtreeTotals, under, usage } from './expect.mjs';
-import { columnValues, settled, tableRows } from './read-page.mjs';
+import { columnValues, linkedPaths, settled, tableRows } from './read-page.mjs';
 import { go, withPage } from './session.mjs';
 import { grantedDir } from './tree.mjs';
 
@@ -33,6 +33,9 @@ export function restrictedTests(ctx) {
       await screenshot(page, 'restricted-events');
 
       await go(page, '/catalog');
+      // No root of the catalog is granted whole: the granted directory shows instead.
+      await settled(page, 'catalog-summary', 'summary-scopes');
+      assert.deepEqual(await linkedPaths(page, 'summary-scopes'), [granted]);
       await settled(page, 'usage', 'usage-table');
       assert.deepEqual(Object.fromEntries((await tableRows(page, 'usage-table')).map((r) => [r.cells.id.value, Number(r.cells.count.value)])),
         Object.fromEntries([...usage(inside, 'uid')].map(([id, r]) => [String(id), r.count])));

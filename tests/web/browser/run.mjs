@@ -8,6 +8,8 @@ import { launchBrowser } from './browser.mjs';
 import { catalogTests } from './catalog.test.mjs';
 import { eventsTests } from './events.test.mjs';
 import { startFixture } from './fixture.mjs';
+import { h5Tests } from './h5.test.mjs';
+import { jobsTests } from './jobs.test.mjs';
 import { loginTests } from './login.test.mjs';
 import { overviewTests } from './overview.test.mjs';
 import { restrictedTests } from './restricted.test.mjs';
@@ -35,4 +37,6 @@ describe('fathom serve pages', { timeout: 150000 }, () => {
   catalogTests(ctx);
   eventsTests(ctx);
   restrictedTests(ctx);
+  jobsTests(ctx);
+  h5Tests(ctx);
 });

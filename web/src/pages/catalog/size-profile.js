@@ -1,7 +1,7 @@
 // Regular files per size range, Robinhood's ten (GET /api/v1/catalog/size-profile).
 import { api } from '../../api.js';
 import { barChart } from '../../chart.js';
-import { formatBytes, formatCount } from '../../format.js';
+import { formatCount } from '../../format.js';
 import { fill, panel } from '../../section.js';
 import { dataTable } from '../../table.js';
 
@@ -16,7 +16,6 @@ function render({ buckets }) {
       columns: [
         { key: 'label', label: 'size', value: (b) => b.label },
         { key: 'count', label: 'files', value: (b) => b.count, format: formatCount, num: true },
-        { key: 'size', label: 'volume', value: (b) => b.size, format: formatBytes, num: true },
       ],
     }),
   ];
