@@ -225,6 +225,8 @@ struct ActionQuery {
   std::string path;                // "": any; else this path or, with `fid`, this FID
   std::string action;              // "": any kind
   std::optional<JournalAction::State> state;
+  std::optional<int64_t> before_id;  // only actions with a smaller id (the next page's cursor)
+  size_t limit = 0;                  // at most this many (0: all)
 };
 
 class ActionJournal {
@@ -344,6 +346,18 @@ struct AlertCheck {
 };
 Result<AlertCheck> CheckAlerts(const PolicyConfig& config, catalog::Catalog& catalog, const std::string& catalog_uri,
                                int64_t now_ns);
+
+// An alert raised and not cleared, as the last check left it.
+struct ActiveAlert {
+  std::string alert;
+  std::string key;         // the entry's path, or the usage's target (user:alice)
+  std::string detail;
+  int64_t raised_ns = 0;
+  bool notified = false;   // delivered to its sinks (false: sent again at the next check)
+};
+// The alerts raised and not cleared in the catalog at `catalog_uri`, by alert and key, read
+// without writing anything; none when no check ever ran there.
+Result<std::vector<ActiveAlert>> ActiveAlerts(const std::string& catalog_uri);
 
 // What `fathom policy check` shows: for each policy, how many entries each rule would act
 // upon now, leave because its condition is false, and how many are ignored or untargeted.

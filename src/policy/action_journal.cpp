@@ -178,7 +178,15 @@ class Journal final : public ActionJournal {
       params.push_back(q.path);
       sql += " AND (path = $" + std::to_string(params.size() - 1) + " OR fid = $" + std::to_string(params.size()) + ")";
     }
+    if (q.before_id) {
+      params.emplace_back(*q.before_id);
+      sql += " AND id < $" + std::to_string(params.size());
+    }
     sql += " ORDER BY id DESC";
+    if (q.limit > 0) {
+      params.emplace_back(static_cast<int64_t>(q.limit));
+      sql += " LIMIT $" + std::to_string(params.size());
+    }
     FATHOM_ASSIGN_OR_RETURN(auto rows, db_->Query(sql, params, "read the policy journal"));
     for (const SqlRow& r : rows) {
       if (!fn(ActionFrom(r))) break;

@@ -1,5 +1,5 @@
 // alerts.cpp — CheckAlerts: each alert's matches now against its state (alert_state), the
-// events raised and cleared, and their delivery to the sinks.
+// events raised and cleared, and their delivery to the sinks; ActiveAlerts: that state read.
 #include <map>
 #include <set>
 
@@ -115,6 +115,21 @@ Result<AlertCheck> CheckAlerts(const PolicyConfig& config, catalog::Catalog& cat
                                .status());
   }
   return check;
+}
+
+Result<std::vector<ActiveAlert>> ActiveAlerts(const std::string& catalog_uri) {
+  FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<JournalDb> db, OpenJournalDb(catalog_uri, true));
+  std::vector<ActiveAlert> active;
+  FATHOM_ASSIGN_OR_RETURN(bool has_tables, db->HasTables());
+  if (!has_tables) return active;
+  FATHOM_ASSIGN_OR_RETURN(auto rows, db->Query("SELECT alert, key, detail, raised, notified FROM alert_state"
+                                               " ORDER BY alert, key",
+                                               {}, "read the alerts' state"));
+  active.reserve(rows.size());
+  for (const SqlRow& r : rows) {
+    active.push_back({TextOf(r[0]), TextOf(r[1]), TextOf(r[2]), IntOf(r[3]), IntOf(r[4]) != 0});
+  }
+  return active;
 }
 
 }  // namespace fathom::policy

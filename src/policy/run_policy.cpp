@@ -94,7 +94,7 @@ class Runner {
       // every action of the batch succeeded.
       std::vector<Pending> batch;
       int64_t batch_volume = 0;
-      while (next < items.size() && batch.size() < kBatch && !Limit(batch.size(), batch_volume)) {
+      while (next < items.size() && batch.size() < kBatch && !Limit(batch.size(), batch_volume) && !Stopped()) {
         const Item& item = items[next++];
         if (done_before_.count(Key{item.attrs.dev, item.attrs.ino, item.path}) != 0) continue;
         std::optional<Pending> p = Prepare(item);

@@ -6,6 +6,7 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include "fathom/policy.h"
 #include "web/serve_context.h"
 #include "web/source_state.h"
 
@@ -57,6 +58,34 @@ void AddCatalogSeries(ServeContext& ctx, prometheus::Registry& r, std::optional<
   }
 }
 
+// The policies' journal (in the catalog): runs per policy and state ("unfinished" for a run
+// that never ended), and their actions per outcome (done, failed, skipped: the runs' tallies).
+void AddPolicySeries(ServeContext& ctx, prometheus::Registry& r) {
+  using Key = std::pair<std::string, std::string>;
+  std::map<Key, uint64_t> runs, actions;
+  auto journal = policy::ActionJournal::Open(ctx.options.catalog, true);
+  Status read = !journal.ok() ? journal.status() : (*journal)->Runs("", 0, [&](const policy::RunRecord& run) {
+    ++runs[{run.policy, run.finished_ns == 0 ? "unfinished" : std::string(policy::StateName(run.state))}];
+    actions[{run.policy, "done"}] += run.actions;
+    actions[{run.policy, "failed"}] += run.failed;
+    actions[{run.policy, "skipped"}] += run.skipped;
+    return true;
+  });
+  Gauge(r, "fathom_policy_journal_up", "1 when the policies' journal reads", read.ok() ? 1 : 0);
+  if (!read.ok()) return;
+  auto& run_family =
+      BuildCounter().Name("fathom_policy_runs_total").Help("Policy runs in the journal, per policy and state").Register(r);
+  for (const auto& [key, n] : runs) {
+    run_family.Add({{"policy", key.first}, {"state", key.second}}).Increment(static_cast<double>(n));
+  }
+  auto& action_family = BuildCounter().Name("fathom_policy_actions_total")
+                            .Help("Entries the journaled runs acted upon (done), failed on, or skipped, per policy")
+                            .Register(r);
+  for (const auto& [key, n] : actions) {
+    action_family.Add({{"policy", key.first}, {"state", key.second}}).Increment(static_cast<double>(n));
+  }
+}
+
 void AddServerSeries(ServeContext& ctx, prometheus::Registry& r) {
   auto& requests = BuildCounter().Name("fathom_http_requests_total").Help("Requests answered, by outcome").Register(r);
   const RequestCounters& c = ctx.counters;
@@ -79,6 +108,7 @@ void Metrics(ServeContext& ctx, const httplib::Request& req, httplib::Response& 
   std::optional<uint64_t> last_id;
   if (ctx.stores) AddStoreSeries(ctx, r, last_id);
   if (ctx.catalogs) AddCatalogSeries(ctx, r, last_id);
+  if (!ctx.options.policies.empty() && !ctx.options.catalog.empty()) AddPolicySeries(ctx, r);
   AddServerSeries(ctx, r);
   res.set_content(prometheus::TextSerializer().Serialize(r.Collect()), "text/plain; version=0.0.4");
 }

@@ -42,7 +42,7 @@ std::string TokenFor(const std::string& tokens, std::vector<std::string> args) {
 
 }  // namespace
 
-ServedTree::ServedTree()
+ServedTree::ServedTree(const ServeExtras& extras)
     : tree_(dir_ / "tree"), store_(dir_ / "events.db"), catalog_(dir_ / "catalog.db"), tokens_(dir_ / "tokens.db") {
   mkdir(tree_.c_str(), 0755);
   mkdir(Path("a").c_str(), 0755);
@@ -72,11 +72,13 @@ ServedTree::ServedTree()
 
   admin_token_ = TokenFor(tokens_, {"--user", "root", "--paths", "/", "--admin"});
   narrow_token_ = TokenFor(tokens_, {"--user", "nobody", "--paths", Path("a")});
-  web::ServeOptions options;
+  web::ServeOptions& options = options_;
   options.listen = "127.0.0.1:0";
   options.store = store_;
   options.catalog = catalog_;
   options.tokens = tokens_;
+  if (!extras.policies.empty()) options.policies = File(extras.policies);
+  if (!extras.rules.empty()) options.rules = File(extras.rules);
   options.quiet = true;
   options.threads = 4;
   options.max_streams = 4;
@@ -117,7 +119,12 @@ bool ServedTree::WaitForStored(const std::string& path, const std::string& kind)
 
 Reply ServedTree::Send(const std::string& method, const std::string& target, const httplib::Headers& headers,
                        const std::string& body, const std::string& content_type) const {
-  std::string url = server_->Url();
+  return SendTo(*server_, method, target, headers, body, content_type);
+}
+
+Reply ServedTree::SendTo(const web::WebServer& server, const std::string& method, const std::string& target,
+                         const httplib::Headers& headers, const std::string& body, const std::string& content_type) {
+  std::string url = server.Url();
   std::string host_port = url.substr(url.find("//") + 2);
   host_port.pop_back();
   httplib::Client client("http://" + host_port);

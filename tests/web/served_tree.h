@@ -24,13 +24,21 @@ struct Reply {
   httplib::Headers headers;
 };
 
+// Files the server is given beyond the store, the catalog and the tokens: names in the
+// served tree's directory (ServedTree::File), which the test writes (the server reads them at
+// each call); "" none.
+struct ServeExtras {
+  std::string policies;  // --policies
+  std::string rules;     // --rules
+};
+
 class ServedTree {
  public:
   // The tree: TREE/a (files a/f1..a/f20 of i*100 bytes, f1 and f2 owned by uid 1000),
   // TREE/a/b/deep.dat (70000 bytes, uid 1001), TREE/c (c/old.txt: 10 bytes, mtime 400 days
   // ago; c/mid.txt: 5 bytes, mtime 10 days ago), TREE/c/gone.txt removed after the scan and
   // scanned again (a removed entry). Events of the changes made after the watch started.
-  ServedTree();
+  explicit ServedTree(const ServeExtras& extras = {});
   ~ServedTree();
 
   const std::string& tree() const { return tree_; }
@@ -38,6 +46,10 @@ class ServedTree {
   const std::string& store() const { return store_; }
   const std::string& catalog() const { return catalog_; }
   const std::string& tokens() const { return tokens_; }
+  // A file beside the tree (not watched).
+  std::string File(const std::string& name) const { return dir_ / name; }
+  // The options the server was started with (to start another one differently).
+  const web::ServeOptions& options() const { return options_; }
   web::WebServer& server() { return *server_; }
   // An admin token granting "/".
   const std::string& admin_token() const { return admin_token_; }
@@ -48,6 +60,10 @@ class ServedTree {
   Reply Get(const std::string& target, const std::string& token) const;
   Reply Send(const std::string& method, const std::string& target, const httplib::Headers& headers,
              const std::string& body = "", const std::string& content_type = "application/json") const;
+  // The same to another server.
+  static Reply SendTo(const web::WebServer& server, const std::string& method, const std::string& target,
+                      const httplib::Headers& headers, const std::string& body = "",
+                      const std::string& content_type = "application/json");
   // Waits until the store holds an event of `kind` about `path` (up to 20 s).
   bool WaitForStored(const std::string& path, const std::string& kind) const;
 
@@ -55,6 +71,7 @@ class ServedTree {
   TempDir dir_;
   std::string tree_, store_, catalog_, tokens_;
   std::unique_ptr<Subprocess> watch_;
+  web::ServeOptions options_;
   std::unique_ptr<web::WebServer> server_;
   std::string admin_token_, narrow_token_;
 };
