@@ -6,7 +6,13 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <sys/stat.h>
+
+#include <array>
+
 #include "fathom/policy.h"
+#include "rules/outbox/outbox.h"
+#include "rules/rule_set.h"
 #include "web/serve_context.h"
 #include "web/source_state.h"
 
@@ -86,6 +92,32 @@ void AddPolicySeries(ServeContext& ctx, prometheus::Registry& r) {
   }
 }
 
+// The rules' outbox: deliveries per rule and state (every rule of the file, 0 when it has none).
+void AddRuleSeries(ServeContext& ctx, prometheus::Registry& r) {
+  auto set = rules::LoadRuleSet(ctx.options.rules);
+  std::vector<rules::Outbox::RuleCounts> counts;
+  Status read = set.status();
+  struct stat st {};
+  if (read.ok() && stat(set->outbox.c_str(), &st) == 0) {  // none yet: the runner makes it
+    auto outbox = rules::Outbox::Open(set->outbox, true);
+    auto got = outbox.ok() ? (*outbox)->Counts() : Result<std::vector<rules::Outbox::RuleCounts>>(outbox.status());
+    read = got.status();
+    if (got.ok()) counts = std::move(got).value();
+  }
+  Gauge(r, "fathom_rules_outbox_up", "1 when the rules file and its outbox read", read.ok() ? 1 : 0);
+  if (!read.ok()) return;
+  auto& family = BuildGauge().Name("fathom_rule_deliveries").Help("Deliveries in the rules' outbox, per rule and state").Register(r);
+  using S = rules::DeliveryState;
+  auto add = [&](const std::string& rule, const std::array<uint64_t, 5>& n) {
+    for (S state : {S::kPending, S::kRunning, S::kWaiting, S::kSucceeded, S::kDead}) {
+      family.Add({{"rule", rule}, {"state", std::string(rules::StateName(state))}})
+          .Set(static_cast<double>(n[static_cast<size_t>(state)]));
+    }
+  };
+  for (const rules::Rule& rule : set->rules) add(rule.name, {});
+  for (const rules::Outbox::RuleCounts& c : counts) add(c.rule, {c.pending, c.running, c.waiting, c.succeeded, c.dead});
+}
+
 void AddServerSeries(ServeContext& ctx, prometheus::Registry& r) {
   auto& requests = BuildCounter().Name("fathom_http_requests_total").Help("Requests answered, by outcome").Register(r);
   const RequestCounters& c = ctx.counters;
@@ -109,6 +141,7 @@ void Metrics(ServeContext& ctx, const httplib::Request& req, httplib::Response& 
   if (ctx.stores) AddStoreSeries(ctx, r, last_id);
   if (ctx.catalogs) AddCatalogSeries(ctx, r, last_id);
   if (!ctx.options.policies.empty() && !ctx.options.catalog.empty()) AddPolicySeries(ctx, r);
+  if (!ctx.options.rules.empty()) AddRuleSeries(ctx, r);
   AddServerSeries(ctx, r);
   res.set_content(prometheus::TextSerializer().Serialize(r.Collect()), "text/plain; version=0.0.4");
 }

@@ -194,9 +194,10 @@ class Outbox {
   // One entry per rule with deliveries, by rule name.
   Result<std::vector<RuleCounts>> Counts();
   // The deliveries of `rule` (all rules when empty) in `state` (any when empty), newest
-  // first, at most `limit` (0: no limit); `fn` returns false to stop.
+  // first, at most `limit` (0: no limit), only those whose seq is below `before_seq` when it
+  // is not 0 (the next page's cursor); `fn` returns false to stop.
   Status List(std::string_view rule, std::optional<DeliveryState> state, size_t limit,
-              const std::function<bool(const Delivery&)>& fn);
+              const std::function<bool(const Delivery&)>& fn, uint64_t before_seq = 0);
   // The delivery `id`, or nothing when unknown.
   Result<std::optional<Delivery>> Get(const std::string& id);
 

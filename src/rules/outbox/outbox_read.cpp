@@ -80,18 +80,20 @@ Result<std::vector<Outbox::RuleCounts>> Outbox::Counts() {
 }
 
 Status Outbox::List(std::string_view rule, std::optional<DeliveryState> state, size_t limit,
-                    const std::function<bool(const Delivery&)>& fn) {
+                    const std::function<bool(const Delivery&)>& fn, uint64_t before_seq) {
   std::lock_guard lock(s_->mu);
   const std::string_view what = "listing deliveries";
   std::string sql = std::string("SELECT ") + kDeliveryColumns + " FROM deliveries WHERE 1";
   if (!rule.empty()) sql += " AND rule = ?1";
   if (state) sql += " AND state = ?2";
+  if (before_seq > 0) sql += " AND seq < ?4";
   sql += " ORDER BY seq DESC";
   if (limit > 0) sql += " LIMIT ?3";
   FATHOM_ASSIGN_OR_RETURN(store::Statement list, s_->db.Prepare(sql, what));
   if (!rule.empty()) list.BindText(1, rule);
   if (state) list.BindInt(2, static_cast<int>(*state));
   if (limit > 0) list.BindInt(3, static_cast<int64_t>(limit));
+  if (before_seq > 0) list.BindInt(4, static_cast<int64_t>(before_seq));
   Delivery d;
   for (;;) {
     const int rc = sqlite3_step(list.get());
