@@ -326,6 +326,13 @@ class Catalog {
   virtual Status Linked(EntryId dir,
                         const std::function<bool(const Node&, const std::vector<std::string>&)>& fn) = 0;
   virtual Result<std::vector<AcctRow>> Accounting() = 0;
+  // Every object's attributes, each object once, in no order and without its names: for an
+  // aggregate of the whole catalog that needs no path (files by age), in one pass over the
+  // objects instead of a walk of their names.
+  virtual Status ForEachAttrs(const std::function<void(const Attrs&)>& fn) = 0;
+  // Every directory's kept subtree totals (as Subtree() gives them), in no order and without
+  // its path (Paths() names it): the largest subtrees of the whole catalog in one pass.
+  virtual Status ForEachSubtree(const std::function<void(EntryId dir, const Totals&)>& fn) = 0;
   // Removed objects whose last path lies under `path_prefix`, removed at or after
   // `since_ns`, newest first.
   virtual Status Removed(std::string_view path_prefix, int64_t since_ns,
@@ -343,7 +350,7 @@ class Catalog {
 // Select and Paths hold those names only; Subtree and Usage add up the visible names below
 // the directory, Accounting the visible objects (walks: the kept totals would count what the
 // caller cannot see); Removed holds what the caller owned. Info passes through; Begin,
-// BeginScan, FinishScan and Recount are refused. uid 0 sees everything, as the kernel lets
+// BeginScan, FinishScan, Recount, ForEachAttrs and ForEachSubtree are refused. uid 0 sees everything, as the kernel lets
 // it. The view keeps what it has worked out (permissions, the subtree totals of every
 // directory a walk passed) for its life: make one per query. Owns `catalog`; used from one
 // thread at a time, like any Catalog.

@@ -277,6 +277,14 @@ class CatalogImpl final : public Catalog {
     return b_->Tree(dir);
   }
 
+  Status ForEachAttrs(const std::function<void(const Attrs&)>& fn) override {
+    return b_->ForEachEntry([&](const EntryRow& row) { fn(row.attrs); });
+  }
+
+  Status ForEachSubtree(const std::function<void(EntryId, const Totals&)>& fn) override {
+    return b_->ForEachTree(fn);
+  }
+
   Result<Totals> Usage(EntryId dir, bool count_links) override {
     FATHOM_ASSIGN_OR_RETURN(Totals totals, Subtree(dir));
     if (count_links) return totals;

@@ -146,8 +146,16 @@ class VisibleCatalog final : public Catalog {
 
   Result<CatalogInfo> Info() override { return c_->Info(); }
   Result<RecountReport> Recount(bool) override { return ReadOnly("recount"); }
+  Status ForEachAttrs(const std::function<void(const Attrs&)>&) override { return WithoutNames(); }
+  Status ForEachSubtree(const std::function<void(EntryId, const Totals&)>&) override { return WithoutNames(); }
 
  private:
+  // What a view cannot do: what it shows depends on the names above each object.
+  Status WithoutNames() const {
+    return Status::Error("the catalog as user " + std::to_string(caller_.uid) +
+                         " sees cannot list its objects without their names: walk it instead");
+  }
+
   Status ReadOnly(const std::string& what) const {
     return Status::Error("the catalog as user " + std::to_string(caller_.uid) +
                          " sees is read-only: cannot " + what + " it (run as root, without --as-user)");

@@ -81,6 +81,31 @@ void ForEachIn(Catalog& catalog, Lease& lease, const std::vector<std::string>& s
   for (const std::string& scope : scopes) Checked(lease, catalog::report::ForEachObject(catalog, selection, scope, each));
 }
 
+// The `n` largest subtrees of the whole catalog by volume (or entries), from every directory's
+// kept totals in one pass.
+std::vector<std::pair<catalog::EntryId, catalog::Totals>> LargestSubtrees(Catalog& cat, Lease& lease, bool by_size,
+                                                                           size_t n) {
+  using Item = std::pair<catalog::EntryId, catalog::Totals>;
+  auto larger = [by_size](const Item& a, const Item& b) {
+    if (by_size && a.second.size != b.second.size) return a.second.size > b.second.size;
+    if (a.second.entries() != b.second.entries()) return a.second.entries() > b.second.entries();
+    return a.first < b.first;
+  };
+  std::vector<Item> heap;  // the n largest so far, the smallest of them on top
+  Checked(lease, cat.ForEachSubtree([&](catalog::EntryId id, const catalog::Totals& t) {
+    Item item{id, t};
+    if (heap.size() < n) {
+      heap.push_back(item);
+      std::push_heap(heap.begin(), heap.end(), larger);
+    } else if (larger(item, heap.front())) {
+      std::pop_heap(heap.begin(), heap.end(), larger);
+      heap.back() = item;
+      std::push_heap(heap.begin(), heap.end(), larger);
+    }
+  }));
+  return heap;
+}
+
 std::vector<std::string> ScopesOf(const httplib::Request& req, const Access& access, bool& everything) {
   std::string path = ParamPath(req, "path", "/");
   std::vector<std::string> scopes = access.ScopesUnder(path);
@@ -205,14 +230,21 @@ void AgeHistogram(ServeContext& ctx, const httplib::Request& req, httplib::Respo
     std::array<uint64_t, kRanges> counts{};
     std::array<int64_t, kRanges> sizes{};
     int64_t now = NowNs();
-    catalog::Selection files;
-    files.type = S_IFREG;
-    ForEachIn(cat, lease, scopes, everything, files, [&](const catalog::Visit& v) {
-      int64_t t = access_time ? v.node.attrs.atime_ns : v.node.attrs.mtime_ns;
+    auto add = [&](const catalog::Attrs& a) {
+      int64_t t = access_time ? a.atime_ns : a.mtime_ns;
       size_t i = catalog::report::AgeRangeOf(std::max<int64_t>(now - t, 0) / 1'000'000'000);
       ++counts[i];
-      sizes[i] += v.node.attrs.size;
-    });
+      sizes[i] += a.size;
+    };
+    if (everything) {  // one pass over the objects, no names
+      Checked(lease, cat.ForEachAttrs([&](const catalog::Attrs& a) {
+        if (S_ISREG(a.mode)) add(a);
+      }));
+    } else {
+      catalog::Selection files;
+      files.type = S_IFREG;
+      ForEachIn(cat, lease, scopes, false, files, [&](const catalog::Visit& v) { add(v.node.attrs); });
+    }
     json ranges = json::array();
     for (size_t i = 0; i < kRanges; ++i) {
       ranges.push_back({{"label", catalog::report::kAgeRanges[i].label},
@@ -231,7 +263,13 @@ void TopDirs(ServeContext& ctx, const httplib::Request& req, httplib::Response& 
   std::vector<std::string> scopes = ScopesOf(req, access, everything);
   Cached(ctx, res, Question(req, scopes), [&](Catalog& cat, Lease& lease) {
     std::vector<catalog::report::DirTotals> dirs;
-    for (const std::string& scope : everything ? std::vector<std::string>{""} : scopes) {
+    if (everything) {
+      for (const auto& [id, totals] : LargestSubtrees(cat, lease, by_size, limit)) {
+        auto paths = Checked(lease, cat.Paths(id));
+        if (!paths.empty()) dirs.push_back({paths.front(), {}, totals});
+      }
+    }
+    for (const std::string& scope : everything ? std::vector<std::string>{} : scopes) {
       catalog::report::ReportOptions options;
       options.filter_path = scope;
       auto some = Checked(lease, catalog::report::Directories(cat, options));

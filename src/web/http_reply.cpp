@@ -16,8 +16,9 @@ bool AllDigits(std::string_view s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
-// "YYYY-MM-DD[THH:MM[:SS[.frac]]][Z]" as UTC.
-std::optional<int64_t> ParseIso(std::string_view s) {
+}  // namespace
+
+std::optional<int64_t> ParseIsoTime(std::string_view s) {
   if (!s.empty() && s.back() == 'Z') s.remove_suffix(1);
   struct tm tm {};
   int frac_digits = 0;
@@ -39,7 +40,10 @@ std::optional<int64_t> ParseIso(std::string_view s) {
     }
     for (; frac_digits < 9; ++frac_digits) frac *= 10;
   }
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return std::nullopt;
+  // Nanoseconds since the epoch in 64 bits reach April 2262.
+  if (y < 1970 || y > 2261 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) {
+    return std::nullopt;
+  }
   tm.tm_year = static_cast<int>(y) - 1900;
   tm.tm_mon = static_cast<int>(mo) - 1;
   tm.tm_mday = static_cast<int>(d);
@@ -49,7 +53,34 @@ std::optional<int64_t> ParseIso(std::string_view s) {
   return static_cast<int64_t>(timegm(&tm)) * 1'000'000'000 + frac;
 }
 
+namespace {
+
+// The value of cookie `name` in a Cookie header ("a=1; fathom_session=...").
+std::string CookieValue(const std::string& header, std::string_view name) {
+  size_t pos = 0;
+  while (pos < header.size()) {
+    size_t end = header.find(';', pos);
+    if (end == std::string::npos) end = header.size();
+    std::string_view part = std::string_view(header).substr(pos, end - pos);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    if (part.size() > name.size() && part.substr(0, name.size()) == name && part[name.size()] == '=') {
+      return std::string(part.substr(name.size() + 1));
+    }
+    pos = end + 1;
+  }
+  return "";
+}
+
 }  // namespace
+
+std::string RequestToken(const httplib::Request& req, std::string_view cookie) {
+  std::string auth = req.get_header_value("Authorization");
+  constexpr std::string_view kBearer = "Bearer ";
+  if (auth.size() > kBearer.size() && std::string_view(auth).substr(0, kBearer.size()) == kBearer) {
+    return auth.substr(kBearer.size());
+  }
+  return CookieValue(req.get_header_value("Cookie"), cookie);
+}
 
 void ReplyJson(httplib::Response& res, const nlohmann::json& body, int status) {
   ReplyJsonText(res, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), status);
@@ -86,8 +117,12 @@ size_t ParamLimit(const httplib::Request& req, size_t fallback) {
 std::optional<int64_t> ParamTime(const httplib::Request& req, const char* name) {
   if (!req.has_param(name)) return std::nullopt;
   std::string v = req.get_param_value(name);
-  if (AllDigits(v) && v.size() <= 19) return static_cast<int64_t>(std::stoull(v));
-  if (auto t = ParseIso(v)) return t;
+  if (AllDigits(v)) {
+    int64_t ns = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), ns);
+    if (ec == std::errc() && end == v.data() + v.size()) return ns;
+  }
+  if (auto t = ParseIsoTime(v)) return t;
   Refuse(std::string("'") + name + "' must be nanoseconds since the epoch or an ISO 8601 time in UTC "
          "(2026-11-28T10:00:00Z), not '" + v + "'");
 }

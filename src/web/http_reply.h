@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "fathom/status.h"
 
@@ -37,6 +38,8 @@ uint64_t ParamNumber(const httplib::Request& req, const char* name, uint64_t fal
                      uint64_t min, uint64_t max);
 // `limit`: 1..1000, default 100.
 size_t ParamLimit(const httplib::Request& req, size_t fallback = 100);
+// "YYYY-MM-DD[THH:MM[:SS[.fraction]]][Z]" (UTC) as nanoseconds since the epoch.
+std::optional<int64_t> ParseIsoTime(std::string_view text);
 // A time: nanoseconds since the epoch or ISO 8601 UTC ("2026-11-28T10:00:00Z",
 // "2026-11-28T10:00:00.5Z", "2026-11-28"); nullopt when absent.
 std::optional<int64_t> ParamTime(const httplib::Request& req, const char* name);
@@ -47,6 +50,10 @@ uint32_t ParamKinds(const httplib::Request& req, const char* name);
 // One of `choices`; the first when absent.
 std::string ParamChoice(const httplib::Request& req, const char* name,
                         std::initializer_list<const char*> choices);
+
+// The token a request carries: "Authorization: Bearer TOKEN", else the value of the cookie
+// `cookie` ("" when neither).
+std::string RequestToken(const httplib::Request& req, std::string_view cookie);
 
 // "2026-11-28T10:00:00.123456789Z".
 std::string IsoTime(int64_t ns);

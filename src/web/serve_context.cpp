@@ -6,37 +6,9 @@
 #include "web/http_reply.h"
 
 namespace fathom::web {
-namespace {
-
-// The value of cookie `name` in a Cookie header ("a=1; fathom_session=...").
-std::string CookieValue(const std::string& header, std::string_view name) {
-  size_t pos = 0;
-  while (pos < header.size()) {
-    size_t end = header.find(';', pos);
-    if (end == std::string::npos) end = header.size();
-    std::string_view part = std::string_view(header).substr(pos, end - pos);
-    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
-    if (part.size() > name.size() && part.substr(0, name.size()) == name && part[name.size()] == '=') {
-      return std::string(part.substr(name.size() + 1));
-    }
-    pos = end + 1;
-  }
-  return "";
-}
-
-std::string RequestToken(const httplib::Request& req) {
-  std::string auth = req.get_header_value("Authorization");
-  constexpr std::string_view kBearer = "Bearer ";
-  if (auth.size() > kBearer.size() && std::string_view(auth).substr(0, kBearer.size()) == kBearer) {
-    return auth.substr(kBearer.size());
-  }
-  return CookieValue(req.get_header_value("Cookie"), kSessionCookie);
-}
-
-}  // namespace
 
 std::optional<Access> ServeContext::Authenticate(const httplib::Request& req) {
-  std::string token = RequestToken(req);
+  std::string token = RequestToken(req, kSessionCookie);
   if (token.empty() || token.size() > 256) return std::nullopt;
   if (!tokens) {
     if (TokenHash(token) != startup_token_hash) return std::nullopt;

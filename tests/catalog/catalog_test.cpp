@@ -125,6 +125,38 @@ TEST_F(CatalogTest, CommitsCountEveryCommittedBatchAndAReaderSeesThemMove) {
   EXPECT_EQ(FATHOM_TEST_VALUE(catalog_->Commits()), 2u);
 }
 
+TEST_F(CatalogTest, EveryObjectAndEverySubtreeCanBeReadWithoutTheirNames) {
+  {
+    auto b = Begin();
+    PutSmallTree(*b);
+    PutBigFileWithLink(*b);
+    ASSERT_TRUE(b->Commit().ok());
+  }
+  std::map<uint64_t, int64_t> sizes;  // ino -> size: each object once, its two names or not
+  ASSERT_TRUE(catalog_->ForEachAttrs([&](const Attrs& a) {
+    EXPECT_EQ(sizes.count(a.ino), 0u) << a.ino;
+    sizes[a.ino] = a.size;
+  }).ok());
+  EXPECT_EQ(sizes, (std::map<uint64_t, int64_t>{{1, 4096}, {2, 4096}, {3, 4096}, {4, 100}, {5, 4096}, {60, 1 << 20}}));
+  std::map<std::string, Totals> subtrees;
+  ASSERT_TRUE(catalog_->ForEachSubtree([&](EntryId dir, const Totals& t) {
+    auto paths = catalog_->Paths(dir);
+    ASSERT_TRUE(paths.ok() && !paths->empty());
+    subtrees[paths->front()] = t;
+  }).ok());
+  ASSERT_EQ(subtrees.size(), 4u);
+  for (const auto& [path, totals] : subtrees) {
+    EXPECT_EQ(totals, FATHOM_TEST_VALUE(catalog_->Subtree(Id(path)))) << path;
+  }
+  EXPECT_EQ(subtrees["/r"].files, 3u);  // f, big and big-link: per name
+  EXPECT_EQ(subtrees["/r/a/b"].size, 4096 + 100 + (1 << 20));
+  auto view = VisibleTo(std::move(catalog_), Caller{1000, {1000}});
+  Status refused = view->ForEachAttrs([](const Attrs&) {});
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("walk it instead"), std::string::npos) << refused.message();
+  EXPECT_FALSE(view->ForEachSubtree([](EntryId, const Totals&) {}).ok());
+}
+
 TEST_F(CatalogTest, StatReturnsEveryAttributePut) {
   Attrs file = FileAttrs(7, 12345, 1001, 1, T(5));
   file.atime_ns = T(3);

@@ -67,6 +67,10 @@ class AdjustedCatalog final : public Catalog {
     return inner_.Linked(d, fn);
   }
   Result<std::vector<AcctRow>> Accounting() override { return inner_.Accounting(); }
+  Status ForEachAttrs(const std::function<void(const Attrs&)>& fn) override { return inner_.ForEachAttrs(fn); }
+  Status ForEachSubtree(const std::function<void(EntryId, const Totals&)>& fn) override {
+    return inner_.ForEachSubtree(fn);
+  }
   Status Removed(std::string_view p, int64_t s, const std::function<bool(const RemovedEntry&)>& fn) override {
     return inner_.Removed(p, s, fn);
   }

@@ -53,6 +53,10 @@ class ScannedCatalog final : public Catalog {
     return c_->Linked(dir, fn);
   }
   Result<std::vector<AcctRow>> Accounting() override { return c_->Accounting(); }
+  Status ForEachAttrs(const std::function<void(const Attrs&)>& fn) override { return c_->ForEachAttrs(fn); }
+  Status ForEachSubtree(const std::function<void(EntryId, const Totals&)>& fn) override {
+    return c_->ForEachSubtree(fn);
+  }
   Status Removed(std::string_view prefix, int64_t since_ns,
                  const std::function<bool(const RemovedEntry&)>& fn) override {
     return c_->Removed(prefix, since_ns, fn);
