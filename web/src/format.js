@@ -63,3 +63,9 @@ export function formatShare(fraction) {
   if (fraction === null || fraction === undefined) return '—';
   return `${(fraction * 100).toFixed(1)} %`;
 }
+
+// An ISO 8601 time of the API (2026-11-28T10:00:00.123456789Z), to the second.
+export function formatIso(iso) {
+  if (!iso) return '—';
+  return iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+}

@@ -1,6 +1,7 @@
 // The pages of fathom serve: header, navigation, banner and the page of the address's hash.
 import './styles/app.css';
 import { onUnauthorized } from './api.js';
+import { setCaller } from './caller.js';
 import { h } from './dom.js';
 import { headerElement, showCaller } from './header.js';
 import { askForToken } from './login.js';
@@ -15,8 +16,10 @@ import subtree from './pages/catalog/subtree-page.js';
 import jobs from './pages/jobs/page.js';
 import job from './pages/jobs/job-page.js';
 import h5 from './pages/h5/page.js';
+import policies from './pages/policies/page.js';
+import rules from './pages/rules/page.js';
 
-for (const page of [overview, events, catalog, subtree, jobs, job, h5]) addPage(page);
+for (const page of [overview, events, catalog, subtree, jobs, job, h5, policies, rules]) addPage(page);
 
 const header = headerElement();
 const main = h('main', { id: 'main' });
@@ -24,7 +27,9 @@ const main = h('main', { id: 'main' });
 // True when the caller is known; a 401 has shown the login form otherwise.
 async function loadCaller() {
   try {
-    showCaller(header, await whoami(), signIn);
+    const caller = await whoami();
+    setCaller(caller);
+    showCaller(header, caller, signIn);
     return true;
   } catch (error) {
     return error.status !== 401;

@@ -6,6 +6,7 @@ import { it } from 'node:test';
 import { screenshot } from './browser.mjs';
 import { ageRanges, sizeBuckets, subtreeTotals, usage } from './expect.mjs';
 import { cardValue, chartData, columnValues, linkedPaths, settled, tableRows } from './read-page.mjs';
+import { purgeLimit, tmpFiles } from './policies.mjs';
 import { go, withPage } from './session.mjs';
 import { removedFiles } from './tree.mjs';
 
@@ -93,10 +94,11 @@ export function catalogTests(ctx) {
       }
 
       await settled(page, 'removed', 'removed-table');
+      // The files removed while watched, and those the purge policy deleted.
       const removed = await tableRows(page, 'removed-table');
-      assert.deepEqual(removed.map((r) => r.key).sort(), removedFiles.map((f) => join(tree, f)).sort());
+      assert.deepEqual(removed.map((r) => r.key).sort(), [...removedFiles.map((f) => join(tree, f)), ...ctx.fixture.purged].sort());
       assert.deepEqual(Object.fromEntries(removed.map((r) => [basename(r.key), Number(r.cells.size.value)])),
-        { 'a4.dat': 5000, 'b3.txt': 31, 'g3.txt': 1023 });
+        { 'a4.dat': 5000, 'b3.txt': 31, 'g3.txt': 1023, ...Object.fromEntries(tmpFiles.slice(0, purgeLimit)) });
 
       // Drill down from the largest directories into beta, then beta/made, and up again.
       const beta = join(tree, 'beta');

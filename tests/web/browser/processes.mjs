@@ -6,13 +6,18 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-export async function fathom(binary, args) {
+// Resolves to the program's standard output once it exited with status 0.
+export async function runProgram(program, args) {
   try {
-    const { stdout } = await run(binary, args, { maxBuffer: 64 * 1024 * 1024, timeout: 60000 });
+    const { stdout } = await run(program, args, { maxBuffer: 64 * 1024 * 1024, timeout: 60000 });
     return stdout;
   } catch (error) {
-    throw new Error(`fathom ${args.join(' ')} failed: ${error.stderr || error.message}`);
+    throw new Error(`${program} ${args.join(' ')} failed: ${error.stderr || error.message}`);
   }
+}
+
+export function fathom(binary, args) {
+  return runProgram(binary, args);
 }
 
 // Polls check() until it returns something truthy, for at most timeoutMs.

@@ -1,5 +1,6 @@
 // A token granted one directory sees nothing of the paths outside it: not their events, nor
-// their catalog entries, usage, directories or removed entries.
+// their catalog entries, usage, directories or removed entries, nor the actions and alerts of
+// policies there.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { it } from 'node:test';
@@ -52,6 +53,14 @@ export function restrictedTests(ctx) {
       assert.deepEqual((await tableRows(page, 'removed-table')).map((r) => r.key), [join(granted, 'g3.txt')]);
       assert.deepEqual(await foreignPaths(page, tree, granted), []);
       await screenshot(page, 'restricted-catalog');
+
+      // The purge acted outside the granted directory, and its alerts are there too.
+      await go(page, '/policies');
+      await settled(page, 'policies', 'policies-table');
+      const [purge] = await tableRows(page, 'policies-table');
+      assert.deepEqual(['last_actions', 'last_volume'].map((k) => purge.cells[k].value), ['0', '0']);
+      await settled(page, 'alerts', 'open-alerts-table');
+      assert.equal(await page.getAttribute('[data-testid="open-alerts-total"]', 'data-value'), '0');
 
       await go(page, '/overview');
       await settled(page, 'store');

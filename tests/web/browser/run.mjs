@@ -12,7 +12,9 @@ import { h5Tests } from './h5.test.mjs';
 import { jobsTests } from './jobs.test.mjs';
 import { loginTests } from './login.test.mjs';
 import { overviewTests } from './overview.test.mjs';
+import { policiesTests } from './policies.test.mjs';
 import { restrictedTests } from './restricted.test.mjs';
+import { rulesTests } from './rules.test.mjs';
 
 const binary = process.argv[2] ?? process.env.FATHOM_BINARY;
 if (!binary) {
@@ -39,4 +41,6 @@ describe('fathom serve pages', { timeout: 150000 }, () => {
   restrictedTests(ctx);
   jobsTests(ctx);
   h5Tests(ctx);
+  policiesTests(ctx);
+  rulesTests(ctx);
 });

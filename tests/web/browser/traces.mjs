@@ -1,13 +1,10 @@
 // The traces the jobs and HDF5 pages are tested on: I/O jobs run under fathom io run (one as
-// uid 1000) and a job of a damaged trace, HDF5 traces of known_ops (one as uid 1000), and the storage servers' samples of
-// four OSTs, one of them slow, taken by fathom io servers from an lctl that stands for them.
-import { execFile } from 'node:child_process';
+// uid 1000) and a job whose trace is damaged, HDF5 traces of known_ops (one as uid 1000), and
+// the storage servers' samples of four OSTs, one of them slow, taken by fathom io servers from
+// an lctl that stands for them.
 import { chmodSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
-import { fathom } from './processes.mjs';
-
-const execute = promisify(execFile);
+import { fathom, runProgram } from './processes.mjs';
 
 export const userUid = 1000;
 
@@ -34,7 +31,11 @@ export const h5Dataset = '/grp/data';
 export const h5WrittenBytes = 2 * 3 * 4;
 export const h5ReadBytes = 6 * 8 * 4;
 
-const asUser = (uid, command) => (uid ? ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', ...command] : command);
+// Runs [program, args...] as root or as uid.
+function runAs(uid, command) {
+  const [program, ...args] = uid ? ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', ...command] : command;
+  return runProgram(program, args);
+}
 
 // An lctl printing the job_stats of OSTs 0 to 3 for rootjob and userjob, each grown by 4 MiB
 // written per call; OST 3 takes 1 s per MiB, the others about 1 ms.
@@ -58,31 +59,25 @@ done
   return script;
 }
 
-async function run(command) {
-  try {
-    await execute(command[0], command.slice(1), { timeout: 60000 });
-  } catch (error) {
-    throw new Error(`${command.join(' ')} failed: ${error.stderr || error.message}`);
-  }
-}
-
-// Makes io/, h5/ and samples.db under dir (the directories open to uid 1000).
+// Makes data/, io/ and h5/ under dir, open to uid 1000 (dir itself only to cross), and
+// samples.db.
 export async function makeTraces(binary, dir) {
   const data = join(dir, 'data');
   const io = join(dir, 'io');
   const h5 = join(dir, 'h5');
-  const lctl = join(dir, 'lctl.d');
-  for (const d of [data, io, h5, lctl]) {
+  for (const d of [data, io, h5]) {
     mkdirSync(d);
     chmodSync(d, 0o777);
   }
   chmodSync(dir, 0o711);
-  for (const [job, uid, command] of jobs(data)) await run(asUser(uid, [binary, 'io', 'run', '--job', job, '--out', io, '--', ...command]));
+  for (const [job, uid, command] of jobs(data)) await runAs(uid, [binary, 'io', 'run', '--job', job, '--out', io, '--', ...command]);
   mkdirSync(join(io, brokenJob));
   writeFileSync(join(io, brokenJob, 'host.1.1.fio'), 'not a trace\n');
   const knownOps = join(dirname(binary), 'tests', 'h5-workloads', 'known_ops');
-  for (const [job, uid, file] of h5Jobs(data)) await run(asUser(uid, [binary, 'h5', 'run', '--job', job, '--out', h5, '--', knownOps, file]));
+  for (const [job, uid, file] of h5Jobs(data)) await runAs(uid, [binary, 'h5', 'run', '--job', job, '--out', h5, '--', knownOps, file]);
   const samples = join(dir, 'samples.db');
+  const lctl = join(dir, 'lctl.d');
+  mkdirSync(lctl);
   await fathom(binary, ['io', 'servers', '--lctl', fakeLctl(lctl), '--param', 'obdfilter.*.job_stats', '--interval', '100ms',
     '--count', String(samplesIntervals), '--diskstats', '', '--mountstats', '', '--out', samples]);
   const h5Files = Object.fromEntries(h5Jobs(data).map(([job, , file]) => [job, realpathSync(file)]));

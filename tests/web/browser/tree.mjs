@@ -32,6 +32,10 @@ const initial = [
   ['shared/', 0, 0],
   ['shared/s1.log', KiB - 1, 0, 0.5, 0.5],
   ['shared/empty/', 0, 0],
+  ['shared/tmp/', 0, 0],
+  ['shared/tmp/t1.tmp', 300, 0, 40, 40],
+  ['shared/tmp/t2.tmp', 200, 0, 40, 40],
+  ['shared/tmp/t3.tmp', 100, 0, 40, 40],
 ];
 
 // The directory a restricted token is granted: nothing outside it may show.

@@ -8,7 +8,7 @@ import { dataTable } from '../../table.js';
 const chartedRows = 20;
 
 // A dataset as the lineage call names it: FILE:/path.
-export const datasetName = (d) => `${d.file}:${d.path}`;
+const datasetName = (d) => `${d.file}:${d.path}`;
 
 const columns = [
   { key: 'dataset', label: 'dataset', value: datasetName },

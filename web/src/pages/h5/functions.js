@@ -21,7 +21,7 @@ const columns = [
 
 // Bucket b holds the durations in [2^b, 2^(b+1)) ns: every bucket from the first to the last
 // that holds a call, labelled by its lower bound.
-export function latencyBuckets(log2) {
+function latencyBuckets(log2) {
   const bs = Object.keys(log2).map(Number);
   const out = [];
   for (let b = Math.min(...bs); b <= Math.max(...bs); b += 1) out.push({ b, count: log2[b] ?? 0 });

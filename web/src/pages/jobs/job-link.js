@@ -2,10 +2,6 @@
 import { h } from '../../dom.js';
 import { routeHref } from '../../router.js';
 
-export function jobHref(job) {
-  return routeHref('/jobs/job', { job });
-}
-
 export function jobLink(job) {
-  return h('a', { href: jobHref(job), testid: 'job-link', dataset: { job } }, job);
+  return h('a', { href: routeHref('/jobs/job', { job }), testid: 'job-link', dataset: { job } }, job);
 }

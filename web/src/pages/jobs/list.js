@@ -1,10 +1,10 @@
 // The jobs of the I/O traces the caller may see, newest first (GET /api/v1/jobs), a page at a
 // time with "More" (the answer's next offset). A job whose traces cannot be read shows why.
-import { api, ApiError } from '../../api.js';
+import { api } from '../../api.js';
 import { h } from '../../dom.js';
 import { formatBytes, formatCount, formatDuration, formatNs } from '../../format.js';
-import { fill, panel } from '../../section.js';
-import { dataTable, tableRow } from '../../table.js';
+import { pagedTable } from '../../paged.js';
+import { panel } from '../../section.js';
 import { jobLink } from './job-link.js';
 
 const readable = (j) => !j.error;
@@ -24,31 +24,17 @@ const columns = [
   { key: 'findings', label: 'findings', value: (j) => j.findings, format: formatCount, num: true },
 ];
 
-const rowOptions = { rowTestid: 'job-row', rowKey: (j) => j.job };
-
 export function jobsPanel(pageSize) {
   const { el, body } = panel('Jobs', { testid: 'jobs', wide: true });
-  const more = h('button', { type: 'button', testid: 'jobs-more', hidden: true }, 'More');
-  let offset = null;
-  const loaded = (answer) => {
-    offset = answer.next?.offset ?? null;
-    more.hidden = offset === null;
-  };
-  fill(body, () => api('jobs', { params: { limit: pageSize } }), (answer) => {
-    loaded(answer);
-    return [h('div', { class: 'scroll' }, dataTable({ testid: 'jobs-table', columns, rows: answer.jobs, empty: 'no jobs', ...rowOptions })), more];
-  });
-  more.addEventListener('click', async () => {
-    more.disabled = true;
-    try {
-      const answer = await api('jobs', { params: { limit: pageSize, offset } });
-      const rows = body.querySelector('[data-testid="jobs-table"] tbody');
-      for (const job of answer.jobs) rows.append(tableRow(columns, job, rowOptions));
-      loaded(answer);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-    }
-    more.disabled = false;
+  pagedTable(body, {
+    load: (next) => api('jobs', { params: { limit: pageSize, ...next } }),
+    rows: (answer) => answer.jobs,
+    moreTestid: 'jobs-more',
+    testid: 'jobs-table',
+    rowTestid: 'job-row',
+    rowKey: (j) => j.job,
+    columns,
+    empty: 'no jobs',
   });
   return el;
 }

@@ -5,7 +5,7 @@ import { formatCount } from '../../format.js';
 import { dataTable } from '../../table.js';
 
 // Darshan's order (src/iotrace/analysis/access_patterns.cpp); the bounds are bytes, K = 1024.
-export const sizeBuckets = ['0_100', '100_1K', '1K_10K', '10K_100K', '100K_1M', '1M_4M', '4M_10M', '10M_100M', '100M_1G', '1G_PLUS'];
+const sizeBuckets = ['0_100', '100_1K', '1K_10K', '10K_100K', '100K_1M', '1M_4M', '4M_10M', '10M_100M', '100M_1G', '1G_PLUS'];
 
 export function accessSizes({ read_sizes: reads, write_sizes: writes }) {
   const chart = (testid, label, counts) => barChart({ testid, label, labels: sizeBuckets, values: sizeBuckets.map((b) => counts[b]), format: formatCount, height: 180 });
