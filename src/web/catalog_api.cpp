@@ -7,6 +7,8 @@
 // grants) goes through the answer cache, keyed by the question and the grants.
 #include <sys/stat.h>
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
 #include "catalog/report/entry_source.h"
@@ -47,25 +49,33 @@ void AddTotals(catalog::Totals& sum, const catalog::Totals& t) {
 
 std::string NameOr(std::optional<std::string> name, uint32_t id) { return name ? *name : std::to_string(id); }
 
-// The question as the cache knows it: the call, its parameters and the caller's scopes.
-std::string Question(const httplib::Request& req, const std::vector<std::string>& scopes) {
-  std::string q = req.path;
-  for (const auto& [k, v] : req.params) q += "\n" + k + "=" + v;
-  for (const std::string& s : scopes) q += "\n@" + s;
+// The question as the cache knows it: the call, the parameters that shape its answer, and the
+// caller's scopes (callers with the same grants share answers).
+std::string Question(std::string_view call, std::string_view shape, const std::vector<std::string>& scopes) {
+  std::string q = std::string(call) + "|" + std::string(shape);
+  for (const std::string& s : scopes) q += "|@" + s;
   return q;
 }
 
-// Answers `question` from the cache or by `compute` over a catalog handle.
-void Cached(ServeContext& ctx, httplib::Response& res, const std::string& question,
-            const std::function<json(Catalog&, Lease&)>& compute) {
+// The answer to `question`, from the cache or by `compute` over a catalog handle.
+std::string CachedText(ServeContext& ctx, const std::string& question,
+                       const std::function<json(Catalog&, Lease&)>& compute) {
   Lease cat = LeaseOf(ctx.catalogs, kNoCatalog);
   uint64_t version = Checked(cat, cat->Commits());
   auto answer = ctx.cache.Get(question, version, [&]() -> Result<std::string> {
     return compute(*cat, cat).dump(-1, ' ', false, json::error_handler_t::replace);
   });
   Checked(cat, answer.status());
-  ReplyJsonText(res, std::move(answer).value());
+  return std::move(answer).value();
 }
+
+void Cached(ServeContext& ctx, httplib::Response& res, const std::string& question,
+            const std::function<json(Catalog&, Lease&)>& compute) {
+  ReplyJsonText(res, CachedText(ctx, question, compute));
+}
+
+// Directories kept per question: any `limit` up to this is cut from one answer.
+constexpr size_t kTopDirsKept = 1000;
 
 // Every object under the scopes (each once per scope, at its first name there).
 void ForEachIn(Catalog& catalog, Lease& lease, const std::vector<std::string>& scopes, bool everything,
@@ -170,7 +180,7 @@ void Usage(ServeContext& ctx, const httplib::Request& req, httplib::Response& re
   auto key = [&](uint32_t uid, uint32_t gid, uint32_t mode) {
     return by == "user" ? uid : by == "group" ? gid : (mode & S_IFMT);
   };
-  Cached(ctx, res, Question(req, scopes), [&](Catalog& cat, Lease& lease) {
+  Cached(ctx, res, Question("usage", by, scopes), [&](Catalog& cat, Lease& lease) {
     std::map<uint32_t, UsageRow> rows;
     if (everything) {
       for (const catalog::AcctRow& a : Checked(lease, cat.Accounting())) {
@@ -197,7 +207,7 @@ void Usage(ServeContext& ctx, const httplib::Request& req, httplib::Response& re
 void SizeProfile(ServeContext& ctx, const httplib::Request& req, httplib::Response& res, const Access& access) {
   bool everything = false;
   std::vector<std::string> scopes = ScopesOf(req, access, everything);
-  Cached(ctx, res, Question(req, scopes), [&](Catalog& cat, Lease& lease) {
+  Cached(ctx, res, Question("size-profile", "", scopes), [&](Catalog& cat, Lease& lease) {
     std::array<uint64_t, catalog::kSizeBuckets> counts{};
     if (everything) {
       for (const catalog::AcctRow& a : Checked(lease, cat.Accounting())) {
@@ -225,7 +235,7 @@ void AgeHistogram(ServeContext& ctx, const httplib::Request& req, httplib::Respo
   bool access_time = ParamChoice(req, "time", {"mtime", "atime"}) == "atime";
   bool everything = false;
   std::vector<std::string> scopes = ScopesOf(req, access, everything);
-  Cached(ctx, res, Question(req, scopes), [&](Catalog& cat, Lease& lease) {
+  Cached(ctx, res, Question("age", access_time ? "atime" : "mtime", scopes), [&](Catalog& cat, Lease& lease) {
     constexpr size_t kRanges = std::size(catalog::report::kAgeRanges);
     std::array<uint64_t, kRanges> counts{};
     std::array<int64_t, kRanges> sizes{};
@@ -261,10 +271,10 @@ void TopDirs(ServeContext& ctx, const httplib::Request& req, httplib::Response& 
   size_t limit = ParamLimit(req, 20);
   bool everything = false;
   std::vector<std::string> scopes = ScopesOf(req, access, everything);
-  Cached(ctx, res, Question(req, scopes), [&](Catalog& cat, Lease& lease) {
+  std::string kept = CachedText(ctx, Question("top-dirs", by_size ? "size" : "count", scopes), [&](Catalog& cat, Lease& lease) {
     std::vector<catalog::report::DirTotals> dirs;
     if (everything) {
-      for (const auto& [id, totals] : LargestSubtrees(cat, lease, by_size, limit)) {
+      for (const auto& [id, totals] : LargestSubtrees(cat, lease, by_size, kTopDirsKept)) {
         auto paths = Checked(lease, cat.Paths(id));
         if (!paths.empty()) dirs.push_back({paths.front(), {}, totals});
       }
@@ -276,7 +286,7 @@ void TopDirs(ServeContext& ctx, const httplib::Request& req, httplib::Response& 
       dirs.insert(dirs.end(), std::make_move_iterator(some.begin()), std::make_move_iterator(some.end()));
     }
     catalog::report::SortLargestFirst(dirs, by_size);
-    if (dirs.size() > limit) dirs.resize(limit);
+    if (dirs.size() > kTopDirsKept) dirs.resize(kTopDirsKept);
     json out = json::array();
     for (const auto& d : dirs) {
       out.push_back({{"path", d.path}, {"entries", d.totals.entries()}, {"files", d.totals.files},
@@ -284,6 +294,9 @@ void TopDirs(ServeContext& ctx, const httplib::Request& req, httplib::Response& 
     }
     return json{{"by", by_size ? "size" : "count"}, {"dirs", out}};
   });
+  json answer = json::parse(kept);
+  if (answer["dirs"].size() > limit) answer["dirs"].erase(answer["dirs"].begin() + static_cast<std::ptrdiff_t>(limit), answer["dirs"].end());
+  ReplyJson(res, answer);
 }
 
 void Subtree(ServeContext& ctx, const httplib::Request& req, httplib::Response& res, const Access& access) {
@@ -392,6 +405,27 @@ void Removed(ServeContext& ctx, const httplib::Request& req, httplib::Response& 
 }
 
 }  // namespace
+
+void WarmCatalogAnswers(ServeContext& ctx) {
+  using Handler = void (*)(ServeContext&, const httplib::Request&, httplib::Response&, const Access&);
+  const std::vector<std::pair<Handler, std::pair<const char*, const char*>>> questions = {
+      {Usage, {"by", "user"}},        {Usage, {"by", "group"}},          {Usage, {"by", "type"}},
+      {SizeProfile, {"", ""}},        {AgeHistogram, {"time", "mtime"}}, {AgeHistogram, {"time", "atime"}},
+      {TopDirs, {"by", "size"}},      {TopDirs, {"by", "count"}},
+  };
+  const Access everything{"fathom", 0, {"/"}, true};
+  for (const auto& [handler, param] : questions) {
+    httplib::Request req;
+    if (*param.first) req.params.emplace(param.first, param.second);
+    httplib::Response res;
+    try {
+      handler(ctx, req, res, everything);
+    } catch (const BadRequest& failed) {
+      spdlog::warn("serve: cannot prepare the catalog's answers: {}", failed.error.message);
+      return;
+    }
+  }
+}
 
 void AddCatalogRoutes(httplib::Server& server, ServeContext& ctx) {
   auto route = [&](const char* path, void (*fn)(ServeContext&, const httplib::Request&, httplib::Response&, const Access&)) {

@@ -90,6 +90,9 @@ inline constexpr const char* kSessionCookie = "fathom_session";
 void AddSessionRoutes(httplib::Server& server, ServeContext& ctx);
 void AddEventRoutes(httplib::Server& server, ServeContext& ctx);
 void AddCatalogRoutes(httplib::Server& server, ServeContext& ctx);
+// Computes the whole catalog's answers that read much of it (usage, size profile, age
+// histograms, largest directories) into the answer cache, so that the pages find them there.
+void WarmCatalogAnswers(ServeContext& ctx);
 void AddOverviewRoutes(httplib::Server& server, ServeContext& ctx);
 void AddPolicyRoutes(httplib::Server& server, ServeContext& ctx);
 void AddRuleRoutes(httplib::Server& server, ServeContext& ctx);

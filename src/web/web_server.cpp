@@ -4,8 +4,11 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
+#include "core/thread_name.h"
 #include "fathom/web.h"
 #include "web/serve_context.h"
 #include "web/shedding_pool.h"
@@ -123,6 +126,7 @@ class Server final : public WebServer {
       done_ = true;
       done_.notify_all();
     });
+    if (ctx_.catalogs) warmer_ = std::thread([this] { Warm(); });
     return Status::Ok();
   }
 
@@ -131,6 +135,12 @@ class Server final : public WebServer {
   void Wait() override { done_.wait(false); }
   void Stop() override {
     if (stopped_.exchange(true)) return;
+    {
+      std::lock_guard<std::mutex> lock(warm_mu_);
+      stop_warming_ = true;
+    }
+    warm_cv_.notify_all();
+    if (warmer_.joinable()) warmer_.join();
     if (ctx_.tail) ctx_.tail->Stop();  // ends the event streams first
     if (http_) http_->stop();
     if (thread_.joinable()) thread_.join();
@@ -139,6 +149,24 @@ class Server final : public WebServer {
   }
 
  private:
+  // Prepares the whole catalog's costly answers at start and again a moment after each
+  // change of the catalog, so that pages find them ready.
+  void Warm() {
+    NameThisThread("serve-warm");
+    std::optional<uint64_t> warmed;
+    while (true) {
+      if (auto cat = ctx_.catalogs->Acquire(); cat.ok()) {
+        auto commits = cat.value()->Commits();
+        if (commits.ok() && commits.value() != warmed) {
+          warmed = commits.value();
+          WarmCatalogAnswers(ctx_);
+        }
+      }
+      std::unique_lock<std::mutex> lock(warm_mu_);
+      if (warm_cv_.wait_for(lock, std::chrono::seconds(2), [this] { return stop_warming_; })) return;
+    }
+  }
+
   void Configure() {
     const ServeOptions& o = ctx_.options;
     size_t threads = static_cast<size_t>(std::max(o.threads, 2) + o.max_streams);
@@ -196,6 +224,10 @@ class Server final : public WebServer {
   std::optional<std::string> startup_token_;
   std::string url_;
   std::thread thread_;
+  std::thread warmer_;
+  std::mutex warm_mu_;
+  std::condition_variable warm_cv_;
+  bool stop_warming_ = false;
   std::atomic<bool> stopped_{false};
   std::atomic<bool> done_{false};
 };
