@@ -186,6 +186,8 @@ class Server final : public WebServer {
       if (!res.body.empty()) return;
       if (res.status == 413) {
         ReplyError(res, 413, "the body is over " + std::to_string(kMaxBody / 1024) + " KiB");
+      } else if (res.status == 400 && req.method == "POST" && req.body.empty()) {
+        ReplyError(res, 400, "a POST needs a body, even an empty one (curl -X POST -d '' ...)");
       } else if (res.status == 404) {
         ReplyError(res, 404, "no such call: " + req.method + " " + req.path + " (docs/api.md lists them)");
       } else {
