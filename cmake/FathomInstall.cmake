@@ -98,3 +98,5 @@ fathom_man_page(fathom-h5-dump fathom fathom "print HDF5 traces as JSON" ARGS h5
 fathom_man_page(fathom-h5-report fathom fathom "hot functions, latencies, stragglers, datasets, collectives, access shapes and a timeline of HDF5 traces; Darshan's H5F and H5D counters" ARGS h5 report)
 fathom_man_page(fathom-h5-lineage fathom fathom "which jobs created, wrote and read each HDF5 dataset, as text or W3C PROV-JSON" ARGS h5 lineage)
 fathom_man_page(fathom-h5-events fathom fathom "what programs' HDF5 calls did to their files, as fathom events, printed or stored" ARGS h5 events)
+fathom_man_page(fathom-serve fathom fathom "web pages, a REST API and Prometheus metrics over the event store, the catalog, policies, rules, I/O jobs and HDF5 traces" ARGS serve)
+fathom_man_page(fathom-token fathom fathom "make, list and revoke the tokens fathom serve accepts" ARGS token)
