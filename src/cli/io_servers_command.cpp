@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "iotrace/servers/anomaly_json.h"
 #include "cli/signal_waiter.h"
 #include "condition/units.h"
 #include "fathom/io_servers.h"
@@ -159,21 +160,7 @@ int Anomalies(const AnomaliesArgs& args) {
                   a.z, static_cast<unsigned long long>(a.bytes), a.duration.c_str(), a.peers);
     keys.push_back(a.job.empty() ? a.target : a.target + " job " + a.job);
     lines.push_back(line);
-    json.push_back({{"target", a.target},
-                    {"job", a.job},
-                    {"rule", a.rule},
-                    {"bytes", a.bytes},
-                    {"avg_bw", a.avg_bw},
-                    {"peak_bw", a.peak_bw},
-                    {"peers_mean_peak_bw", a.peers_mean_peak_bw},
-                    {"peers_mean_bytes", a.peers_mean_bytes},
-                    {"usecs_per_mib", a.usecs_per_mib},
-                    {"peers_median_usecs_per_mib", a.peers_median_usecs_per_mib},
-                    {"z", a.z},
-                    {"first_ns", a.first_ns},
-                    {"last_ns", a.last_ns},
-                    {"duration", a.duration},
-                    {"peers", a.peers}});
+    json.push_back(io::AnomalyJson(a));
   }
   if (args.json) {
     std::printf("%s\n", json.dump().c_str());

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fathom/io_servers.h"
+#include "iotrace/servers/anomaly_json.h"
 #include "web/serve_context.h"
 
 namespace fathom::web {
@@ -76,20 +77,7 @@ void Anomalies(ServeContext& ctx, const httplib::Request& req, httplib::Response
   json out = json::array();
   for (const io::Anomaly& a : io::FindAnomalies(samples.value(), {})) {
     if (!access.Everything() && (a.job.empty() || !visible_jobs[a.job])) continue;
-    out.push_back({{"target", a.target},
-                   {"job", a.job},
-                   {"rule", a.rule},
-                   {"bytes", a.bytes},
-                   {"avg_bw", a.avg_bw},
-                   {"peak_bw", a.peak_bw},
-                   {"peers_mean_peak_bw", a.peers_mean_peak_bw},
-                   {"usecs_per_mib", a.usecs_per_mib},
-                   {"peers_median_usecs_per_mib", a.peers_median_usecs_per_mib},
-                   {"z", a.z},
-                   {"first_ns", a.first_ns},
-                   {"last_ns", a.last_ns},
-                   {"duration", a.duration},
-                   {"peers", a.peers}});
+    out.push_back(io::AnomalyJson(a));
   }
   ReplyJson(res, {{"since_ns", since}, {"until_ns", until}, {"anomalies", out}});
 }
