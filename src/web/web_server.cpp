@@ -176,7 +176,7 @@ class Server final : public WebServer {
     http_->set_write_timeout(5, 0);
     http_->set_keep_alive_timeout(2);
     http_->set_tcp_nodelay(true);  // answers are written in parts: no 40 ms waits for delayed ACKs
-    http_->set_pre_routing_handler([this](const httplib::Request&, httplib::Response& res) {
+    http_->set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {
       if (!SheddingPool::Shed()) return httplib::Server::HandlerResponse::Unhandled;
       res.set_header("Retry-After", "1");
       ReplyError(res, 429, "the server is busy: too many requests at once; retry in a second");
