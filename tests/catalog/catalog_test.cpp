@@ -145,8 +145,8 @@ TEST_F(CatalogTest, EveryObjectAndEverySubtreeCanBeReadWithoutTheirNames) {
     subtrees[paths->front()] = t;
   }).ok());
   ASSERT_EQ(subtrees.size(), 4u);
-  for (const auto& [path, totals] : subtrees) {
-    EXPECT_EQ(totals, FATHOM_TEST_VALUE(catalog_->Subtree(Id(path)))) << path;
+  for (const auto& kept : subtrees) {
+    EXPECT_EQ(kept.second, FATHOM_TEST_VALUE(catalog_->Subtree(Id(kept.first)))) << kept.first;
   }
   EXPECT_EQ(subtrees["/r"].files, 3u);  // f, big and big-link: per name
   EXPECT_EQ(subtrees["/r/a/b"].size, 4096 + 100 + (1 << 20));
