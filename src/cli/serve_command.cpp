@@ -32,7 +32,12 @@ Status WriteAtomically(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
-int Run(const ServeArgs& a) {
+int Run(ServeArgs a) {
+  if (!a.options.store.empty()) {
+    auto file = StoreFile(a.options.store);
+    if (!file.ok()) return Fail("serve", file.status().message(), kExitUsage);
+    a.options.store = file.value();
+  }
   std::unique_ptr<web::WebServer> server;
   SignalWaiter signals([&server](int) {
     if (server) server->Stop();

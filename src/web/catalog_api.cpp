@@ -78,16 +78,12 @@ void Cached(ServeContext& ctx, httplib::Response& res, const std::string& questi
 constexpr size_t kTopDirsKept = 1000;
 
 // Every object under the scopes (each once per scope, at its first name there).
-void ForEachIn(Catalog& catalog, Lease& lease, const std::vector<std::string>& scopes, bool everything,
+void ForEachIn(Catalog& catalog, Lease& lease, const std::vector<std::string>& scopes,
                const catalog::Selection& selection, const std::function<void(const catalog::Visit&)>& fn) {
   auto each = [&](const catalog::Visit& v) {
     fn(v);
     return true;
   };
-  if (everything) {
-    Checked(lease, catalog::report::ForEachObject(catalog, selection, "", each));
-    return;
-  }
   for (const std::string& scope : scopes) Checked(lease, catalog::report::ForEachObject(catalog, selection, scope, each));
 }
 
@@ -191,7 +187,7 @@ void Usage(ServeContext& ctx, const httplib::Request& req, httplib::Response& re
         r.blocks += a.blocks;
       }
     } else {
-      ForEachIn(cat, lease, scopes, false, {}, [&](const catalog::Visit& v) {
+      ForEachIn(cat, lease, scopes, {}, [&](const catalog::Visit& v) {
         const catalog::Attrs& a = v.node.attrs;
         UsageRow& r = rows[key(a.uid, a.gid, a.mode)];
         r.id = key(a.uid, a.gid, a.mode);
@@ -217,7 +213,7 @@ void SizeProfile(ServeContext& ctx, const httplib::Request& req, httplib::Respon
     } else {
       catalog::Selection files;
       files.type = S_IFREG;
-      ForEachIn(cat, lease, scopes, false, files,
+      ForEachIn(cat, lease, scopes, files,
                 [&](const catalog::Visit& v) { ++counts[catalog::SizeBucket(v.node.attrs.size)]; });
     }
     static const char* kLabels[] = {"0", "1~31", "32~1K-", "1K~31K", "32K~1M-", "1M~31M", "32M~1G-", "1G~31G", "32G~1T-", "+1T"};
@@ -253,7 +249,7 @@ void AgeHistogram(ServeContext& ctx, const httplib::Request& req, httplib::Respo
     } else {
       catalog::Selection files;
       files.type = S_IFREG;
-      ForEachIn(cat, lease, scopes, false, files, [&](const catalog::Visit& v) { add(v.node.attrs); });
+      ForEachIn(cat, lease, scopes, files, [&](const catalog::Visit& v) { add(v.node.attrs); });
     }
     json ranges = json::array();
     for (size_t i = 0; i < kRanges; ++i) {

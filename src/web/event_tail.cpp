@@ -102,9 +102,11 @@ void EventTail::Run() {
     if (fresh.empty()) continue;
     for (Event& e : fresh) {
       Count(e, true);
+      if (e.mask & kind::kOverflow) overflows_.push_back(e);
       ring_.push_back(std::move(e));
     }
     while (ring_.size() > kRingEvents) ring_.pop_front();
+    while (!overflows_.empty() && overflows_.front().id < ring_.front().id) overflows_.pop_front();
     last_id_ = ring_.back().id;
     int64_t oldest = NowNs() / 1'000'000'000 - window_s_;
     per_second_.erase(per_second_.begin(), per_second_.lower_bound({oldest, "", ""}));
@@ -136,6 +138,13 @@ bool EventTail::WaitAfter(uint64_t after_id, std::chrono::milliseconds timeout) 
 bool EventTail::stopped() const {
   std::lock_guard<std::mutex> lock(mu_);
   return stop_;
+}
+
+std::vector<Event> EventTail::RecentOverflows(size_t max) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Event> out;
+  for (auto it = overflows_.rbegin(); it != overflows_.rend() && out.size() < max; ++it) out.push_back(*it);
+  return out;
 }
 
 std::vector<RateCount> EventTail::Rates(int64_t since_s) const {

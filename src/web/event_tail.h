@@ -49,6 +49,8 @@ class EventTail {
   bool WaitAfter(uint64_t after_id, std::chrono::milliseconds timeout) const;
   bool stopped() const;
 
+  // The newest OVERFLOW events among those held in the ring, the newest first.
+  std::vector<Event> RecentOverflows(size_t max) const;
   // Counts per second, source and kind since `since_s` (seconds since the epoch), oldest first.
   std::vector<RateCount> Rates(int64_t since_s) const;
   // Events seen since the tail started, per (source, kind).
@@ -68,6 +70,7 @@ class EventTail {
   bool stop_ = false;
   uint64_t last_id_ = 0;
   std::deque<Event> ring_;
+  std::deque<Event> overflows_;  // of the ring's events, the OVERFLOWs (oldest first)
   std::map<std::tuple<int64_t, std::string, std::string>, uint64_t> per_second_;
   std::map<std::pair<std::string, std::string>, uint64_t> totals_;
   std::string error_;

@@ -48,13 +48,11 @@ void Overview(ServeContext& ctx, const httplib::Request&, httplib::Response& res
     }
     out["rates"] = RatesJson(*ctx.tail, access);
     if (std::string e = ctx.tail->Error(); !e.empty()) errors.push_back(e);
-    bool complete = false;
-    uint64_t from = ctx.tail->LastId() > 10'000 ? ctx.tail->LastId() - 10'000 : 0;
-    std::vector<Event> recent = ctx.tail->After(from, 10'000, complete);
-    for (auto it = recent.rbegin(); it != recent.rend() && out["recent_overflows"].size() < 20; ++it) {
-      if (!(it->mask & kind::kOverflow) || !access.Covers(it->path)) continue;
+    for (const Event& e : ctx.tail->RecentOverflows(SIZE_MAX)) {
+      if (out["recent_overflows"].size() == 20) break;
+      if (!access.Covers(e.path)) continue;
       std::string text;
-      AppendEventJson(*it, text);
+      AppendEventJson(e, text);
       out["recent_overflows"].push_back(json::parse(text, nullptr, false));
     }
   }

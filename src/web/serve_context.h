@@ -50,6 +50,8 @@ struct ServeContext {
   // The access of the request's token (Authorization: Bearer, or the session cookie), or
   // nullopt.
   std::optional<Access> Authenticate(const httplib::Request& req);
+  // The access `token` gives, or nullopt.
+  std::optional<Access> AccessOf(const std::string& token);
 };
 
 using AuthedHandler = std::function<void(const httplib::Request&, httplib::Response&, const Access&)>;

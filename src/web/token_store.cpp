@@ -82,6 +82,12 @@ constexpr const char* kColumns = "id, user, paths, admin, created_ns, expires_ns
 
 }  // namespace
 
+Result<std::string> NewToken() {
+  unsigned char secret[32];
+  if (RAND_bytes(secret, sizeof secret) != 1) return Status::Error("no random bytes from OpenSSL for a token");
+  return "fathom_" + Hex(secret, sizeof secret);
+}
+
 std::string TokenHash(std::string_view token) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
@@ -101,9 +107,7 @@ Result<std::string> CreateToken(const std::string& tokens_file, const TokenInfo&
     }
     paths.push_back(*clean);
   }
-  unsigned char secret[32];
-  if (RAND_bytes(secret, sizeof secret) != 1) return Status::Error("no random bytes from OpenSSL for a token");
-  std::string token = "fathom_" + Hex(secret, sizeof secret);
+  FATHOM_ASSIGN_OR_RETURN(std::string token, NewToken());
   std::string hash = TokenHash(token);
   FATHOM_ASSIGN_OR_RETURN(store::Connection db, OpenTokens(tokens_file));
   FATHOM_ASSIGN_OR_RETURN(

@@ -18,6 +18,8 @@
 
 namespace fathom::web {
 
+// A new token: "fathom_" and 64 hex digits from OpenSSL's random bytes.
+Result<std::string> NewToken();
 // The SHA-256 of `token`, as 64 hex digits.
 std::string TokenHash(std::string_view token);
 

@@ -1,6 +1,5 @@
 // web_server.cpp — WebServer::Start: the sources opened read-only, the tokens, the HTTP server
 // (cpp-httplib: plain or TLS) with its limits, its routes and its threads.
-#include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -28,22 +27,6 @@ Result<std::pair<std::string, int>> ParseListen(const std::string& listen) {
     return Status::Error("--listen '" + listen + "' is not HOST:PORT (127.0.0.1:8720; port 0 picks a free one)");
   }
   return std::make_pair(host, std::stoi(port));
-}
-
-std::string NewToken() {
-  unsigned char secret[32];
-  RAND_bytes(secret, sizeof secret);
-  static const char* digits = "0123456789abcdef";
-  std::string token = "fathom_";
-  for (unsigned char b : secret) {
-    token += digits[b >> 4];
-    token += digits[b & 15];
-  }
-  return token;
-}
-
-std::string StoreFileOf(const std::string& spec) {
-  return spec.rfind("sqlite:", 0) == 0 ? spec.substr(7) : spec;
 }
 
 Status OpenSources(ServeContext& ctx) {
@@ -91,10 +74,9 @@ class Server final : public WebServer {
   ~Server() override { Stop(); }
 
   Status Init() {
-    ctx_.options.store = StoreFileOf(ctx_.options.store);
     FATHOM_RETURN_IF_ERROR(OpenSources(ctx_));
     if (!ctx_.tokens) {
-      startup_token_ = NewToken();
+      FATHOM_ASSIGN_OR_RETURN(startup_token_, NewToken());
       ctx_.startup_token_hash = TokenHash(*startup_token_);
     }
     FATHOM_ASSIGN_OR_RETURN(auto listen, ParseListen(ctx_.options.listen));
