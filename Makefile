@@ -48,11 +48,9 @@ build-release-suite: deps
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFATHOM_WERROR=$(WERROR) $(DEBUG_ARGS) $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(BUILD) --target fathom_release_suite
 
-# Three tests at once: the sanitizer tests wait on the kernel, child processes and servers
-# much of the time (two at once kept two cores about two-thirds busy).
 test-asan: build-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j3
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j2
 
 fuzz: deps
 	FUZZ_DEBUG=$(if $(CI),-g1,-g) bash scripts/run-fuzzers.sh $(FUZZ_SECONDS)
