@@ -12,6 +12,7 @@
 #include <string_view>
 #include <utility>
 
+#include "lustre/civil_time.h"
 #include "lustre/nid.h"
 
 namespace fathom::lustre {
@@ -32,7 +33,6 @@ static_assert(sizeof(changelog_ext_nid) == 24);
 static_assert(sizeof(changelog_ext_openmode) == 4);
 static_assert(sizeof(changelog_ext_xattr) == LUSTRE_XATTR_NAME_MAX + 1);
 
-constexpr uint64_t kNsPerSec = 1'000'000'000;
 constexpr uint64_t kNsecMask = (uint64_t{1} << 30) - 1;
 constexpr uint64_t kExtraPayload = CLFE_UIDGID | CLFE_NID | CLFE_OPEN | CLFE_XATTR;
 
@@ -163,7 +163,7 @@ void PackRecordInto(const ChangelogRecord& record, const PackOptions& options, s
   rec.cr_type = record.type;
   rec.cr_index = record.index;
   rec.cr_prev = record.prev;
-  rec.cr_time = (record.time_ns / kNsPerSec) << 30 | (record.time_ns % kNsPerSec);
+  rec.cr_time = (record.time_ns / internal::kNsPerSec) << 30 | (record.time_ns % internal::kNsPerSec);
   rec.cr_tfid = ToAbi(record.tfid);
   rec.cr_pfid = ToAbi(record.pfid);
   Put(out, 0, rec);
@@ -227,11 +227,11 @@ Status UnpackRecordInto(std::span<const std::byte> bytes, ChangelogRecord& r, si
   r.flags = static_cast<uint16_t>(rec.cr_flags & CLF_FLAGMASK);
   r.prev = rec.cr_prev;
   const uint64_t nsec = rec.cr_time & kNsecMask;
-  if (nsec >= kNsPerSec) {
+  if (nsec >= internal::kNsPerSec) {
     return in.Error("cr_time has " + std::to_string(nsec) +
                     " nanoseconds (must be < 1000000000): not a Lustre record");
   }
-  r.time_ns = (rec.cr_time >> 30) * kNsPerSec + nsec;
+  r.time_ns = (rec.cr_time >> 30) * internal::kNsPerSec + nsec;
   r.tfid = FromAbi(rec.cr_tfid);
   r.pfid = FromAbi(rec.cr_pfid);
 

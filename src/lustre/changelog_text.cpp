@@ -20,7 +20,6 @@
 namespace fathom::lustre {
 namespace {
 
-constexpr uint64_t kNsPerSec = 1'000'000'000;
 constexpr uint32_t kFmodeRead = 01;      // MDS_FMODE_READ
 constexpr uint32_t kFmodeWrite = 02;     // MDS_FMODE_WRITE
 constexpr uint32_t kFmodeExec = 04;      // MDS_FMODE_EXEC
@@ -161,7 +160,7 @@ Status ReadTime(LineReader& in, std::string_view hms, std::string_view ymd, uint
     return in.Error("date", "'" + std::string(ymd) + "' is not a date YYYY.MM.DD from 1970 on");
   }
   const auto days = static_cast<uint64_t>(internal::DaysFromCivil(yy, mo, dd));
-  *time_ns = ((days * 24 + hh) * 60 + mi) * 60 * kNsPerSec + ss * kNsPerSec + ns;
+  *time_ns = ((days * 24 + hh) * 60 + mi) * 60 * internal::kNsPerSec + ss * internal::kNsPerSec + ns;
   return Status::Ok();
 }
 
@@ -209,7 +208,7 @@ std::string FormatRecordText(const ChangelogRecord& r) {
   for (char c : name) *p++ = c;
   for (size_t i = name.size(); i < 5; ++i) *p++ = ' ';
   *p++ = ' ';
-  const uint64_t secs = r.time_ns / kNsPerSec;
+  const uint64_t secs = r.time_ns / internal::kNsPerSec;
   const auto day_secs = static_cast<uint32_t>(secs % 86400);
   const internal::CivilDate date = internal::CivilFromDays(static_cast<int64_t>(secs / 86400));
   p = internal::WriteDecFixed(p, day_secs / 3600, 2);
@@ -218,7 +217,7 @@ std::string FormatRecordText(const ChangelogRecord& r) {
   *p++ = ':';
   p = internal::WriteDecFixed(p, day_secs % 60, 2);
   *p++ = '.';
-  p = internal::WriteDecFixed(p, static_cast<uint32_t>(r.time_ns % kNsPerSec), 9);
+  p = internal::WriteDecFixed(p, static_cast<uint32_t>(r.time_ns % internal::kNsPerSec), 9);
   *p++ = ' ';
   p = internal::WriteDec(p, static_cast<uint64_t>(date.year));  // from 1970 on: 4+ digits
   *p++ = '.';

@@ -9,6 +9,8 @@
 
 namespace fathom::lustre::internal {
 
+inline constexpr uint64_t kNsPerSec = 1'000'000'000;
+
 struct CivilDate {
   int64_t year;
   unsigned month;  // 1..12

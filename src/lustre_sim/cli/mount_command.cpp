@@ -30,7 +30,7 @@ struct MountArgs {
   bool debug = false;
 };
 
-std::string Absolute(const std::string& path) {
+std::string AbsoluteResolved(const std::string& path) {
   std::error_code ec;
   auto abs = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
   std::string out = abs.string();
@@ -137,9 +137,9 @@ CommandRunner AddMountCommand(CLI::App& app) {
   sub->add_flag("-d,--debug", args->debug, "Log every FUSE request (with --foreground or --log)");
   sub->add_option("MOUNTPOINT", args->mountpoint, "Existing directory to mount on")->required();
   return [args]() {
-    args->mountpoint = Absolute(args->mountpoint);
-    args->backing = Absolute(args->backing);
-    args->state_dir = Absolute(args->state_dir);
+    args->mountpoint = AbsoluteResolved(args->mountpoint);
+    args->backing = AbsoluteResolved(args->backing);
+    args->state_dir = AbsoluteResolved(args->state_dir);
     if (args->backing == args->mountpoint || args->backing.starts_with(args->mountpoint + "/")) {
       PrintError("mount", "the backing directory " + args->backing + " must not be inside the mount point " +
                               args->mountpoint);

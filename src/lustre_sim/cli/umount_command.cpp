@@ -19,7 +19,7 @@
 namespace fathom::lustre_sim::cli {
 namespace {
 
-std::string Absolute(const std::string& path) {
+std::string AbsoluteUnresolved(const std::string& path) {
   std::error_code ec;
   std::string out = std::filesystem::absolute(path, ec).lexically_normal().string();
   while (out.size() > 1 && out.back() == '/') out.pop_back();
@@ -79,7 +79,7 @@ CommandRunner AddUmountCommand(CLI::App& app) {
       }
       return kExitOk;
     }
-    std::string mountpoint = Absolute(*target);
+    std::string mountpoint = AbsoluteUnresolved(*target);
     std::string fsname;
     for (const auto& entry : ListRegistryEntries()) {
       if (entry.mode == "fuse" && entry.mount == mountpoint) fsname = entry.fsname;

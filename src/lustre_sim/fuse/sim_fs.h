@@ -48,6 +48,12 @@ inline constexpr uint32_t kLaMode = 1 << 4;
 inline constexpr uint32_t kLaUid = 1 << 5;
 inline constexpr uint32_t kLaGid = 1 << 6;
 
+// How long the kernel may cache an entry's or attributes' answer, in seconds.
+inline constexpr double kCacheSeconds = 1.0;
+// The path through /proc that reaches an O_PATH descriptor's object (for the calls that
+// take no descriptor: chmod, truncate, utimensat, the xattr family).
+inline std::string ProcPath(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
 // The record type Lustre logs for a setattr with `la_valid` under `mask`, or 0 for none.
 uint32_t SetattrRecordType(uint32_t la_valid, uint64_t mask);
 // Lustre's open flags for the client open(2) `flags` (O_ACCMODE turned into FMODE bits).

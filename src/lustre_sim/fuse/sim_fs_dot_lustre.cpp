@@ -29,7 +29,6 @@ constexpr lustre::Fid kFidDirFid{0x200000002, 0x2, 0x0};
 // Node ids the node table never hands out (it counts up from 2).
 constexpr fuse_ino_t kDotLustreNode = ~fuse_ino_t{0} - 1;
 constexpr fuse_ino_t kFidDirNode = ~fuse_ino_t{0} - 2;
-constexpr double kCacheSeconds = 1.0;
 
 }  // namespace
 

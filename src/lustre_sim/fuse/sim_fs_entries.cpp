@@ -16,7 +16,6 @@
 namespace fathom::lustre_sim {
 namespace {
 
-constexpr double kCacheSeconds = 1.0;
 
 ObjectType TypeOfMode(mode_t mode) {
   if (S_ISDIR(mode)) return ObjectType::kDirectory;

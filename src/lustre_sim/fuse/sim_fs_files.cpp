@@ -12,11 +12,6 @@
 #include "lustre_sim/fuse/sim_fs.h"
 
 namespace fathom::lustre_sim {
-namespace {
-
-std::string ProcPath(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
-
-}  // namespace
 
 uint32_t SetattrRecordType(uint32_t la_valid, uint64_t mask) {
   uint64_t bits = 0;

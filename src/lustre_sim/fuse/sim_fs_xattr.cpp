@@ -15,8 +15,6 @@
 namespace fathom::lustre_sim {
 namespace {
 
-std::string ProcPath(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
-
 bool IsControl(const char* name) { return std::strncmp(name, "lustre.fathom.", 14) == 0; }
 
 }  // namespace

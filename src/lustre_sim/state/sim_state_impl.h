@@ -19,6 +19,9 @@
 
 namespace fathom::lustre_sim {
 
+// The deepest a parent chain is followed before the namespace is called looped.
+inline constexpr int kMaxDepth = 4096;
+
 class SimStateImpl final : public SimState {
  public:
   static Result<std::unique_ptr<SimState>> OpenDir(const std::string& dir, const SimConfig* create);

@@ -13,7 +13,6 @@
 namespace fathom::lustre_sim {
 namespace {
 
-constexpr int kMaxDepth = 4096;
 
 bool ValidPoolName(std::string_view pool) {
   if (pool.empty() || pool.size() > LOV_MAXPOOLNAME) return false;

@@ -10,7 +10,6 @@ namespace {
 
 constexpr uint32_t kOidsPerSeq = 0x20000;
 constexpr uint32_t kOidReservation = 1024;
-constexpr int kMaxDepth = 4096;
 // la_valid's LA_MTIME (lustre_idl.h), as SATTR/MTIME/... records carry it in their flags.
 constexpr uint16_t kLaValidMtime = 1 << 1;
 
