@@ -86,7 +86,19 @@ class Subscriber {
   // True once the far end confirmed the subscription (it was reachable at least once). Open()
   // does not wait for it: while the far end is unreachable, Next() retries within its timeout.
   virtual bool answered() const = 0;
+  // Every event with an id up to this one that matches the subscription has been delivered by
+  // Next(), or was not the subscriber's to see: a reader of a range of ids knows when it is
+  // through, even when no event of the range matched. Called from the thread that calls Next().
+  virtual uint64_t covered_through() const = 0;
   virtual void Stop() = 0;
 };
+
+// The counters of the aggregator at `endpoint` (tcp:// or ipc://), as the JSON object its Stats
+// message carries (docs/protocol.md): events received, committed and sent, the commit queue's
+// depth, commit latencies, the oldest and newest ids held. Any admitted client may ask. Fails
+// when no answer comes within `timeout` (the error says to check the address), on a refusal
+// of the keys, and for nats:// endpoints (a bus keeps no such counters). Any thread.
+Result<std::string> RequestAggregatorStats(const std::string& endpoint, const ClientKeys& keys,
+                                           std::chrono::milliseconds timeout);
 
 }  // namespace fathom

@@ -1,6 +1,7 @@
 // web.h — `fathom serve`: the web pages, the REST API under /api/v1/, Prometheus /metrics and
 // the health checks over what fathom knows (an event store, a catalog), in one HTTP server
-// (docs/web.md, docs/api.md).
+// (docs/web.md, docs/api.md). Events come from a store file or, on another host, from the
+// aggregator that writes it.
 //
 // Contract: every /api/v1/ call is answered for a token (tokens.h: hashed in a SQLite file,
 // or one admin token made at start-up) and holds only what the token's path grants cover;
@@ -21,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "fathom/client.h"
 #include "fathom/status.h"
 
 namespace fathom::web {
@@ -28,6 +30,11 @@ namespace fathom::web {
 struct ServeOptions {
   std::string listen = "127.0.0.1:8720";  // HOST:PORT; port 0 picks a free one
   std::string store;                      // event store (SQLite file), "" none
+  // An aggregator (tcp://HOST:PORT, ipc://PATH) to show the events of, "" none: its live events
+  // feed the rates and streams (unless a store is given too), searches replay from it, and its
+  // counters (commit queue, commit latency) join /metrics and the overview.
+  std::string from;
+  ClientKeys from_keys;                   // the CURVE keys for `from` (all empty: --insecure)
   std::string catalog;                    // catalog URI, "" none
   std::string catalog_stream = "catalog"; // the follower (catalog follow --name) whose lag is shown
   std::string policies;                   // policies file (YAML): definitions, runs, alerts

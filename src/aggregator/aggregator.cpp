@@ -210,7 +210,9 @@ void Aggregator::State::Handle(const std::string& peer, ZmqFrame& body) {
   } else if (auto* ack = std::get_if<wire::Ack>(&m)) {
     OnAck(peer, *ack);
   } else if (std::holds_alternative<wire::StatsRequest>(m)) {
-    Send(peer, wire::Encode(wire::Stats{Snapshot().ToJson()}));
+    AggregatorStats stats = Snapshot();
+    if (auto first = lookups->FirstId(); first.ok()) stats.first_id = first.value();
+    Send(peer, wire::Encode(wire::Stats{stats.ToJson()}));
   } else {
     auto type = wire::PeekType(frame);
     SendError(peer, wire::ErrorCode::kMalformed, 0,
@@ -619,6 +621,7 @@ AggregatorStats Aggregator::State::Snapshot() const {
   s.refused_clients = zap ? zap->refused() : 0;
   s.errors_sent = Counters::Get(counters.errors_sent);
   s.last_id = Counters::Get(counters.last_id);
+  s.queued_events = s.events_received > s.events_committed ? s.events_received - s.events_committed : 0;
   return s;
 }
 

@@ -56,6 +56,9 @@ struct AggregatorStats {
   uint64_t refused_clients = 0;    // handshakes refused by the ZAP handler
   uint64_t errors_sent = 0;
   uint64_t last_id = 0;
+  uint64_t queued_events = 0;      // received, not committed yet (the commit queue's depth)
+  uint64_t first_id = 0;           // the oldest id the store holds (0: empty); the Stats
+                                   // message only, read from the store when it is asked for
 
   std::string ToJson() const;
 };

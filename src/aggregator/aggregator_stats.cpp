@@ -22,6 +22,8 @@ std::string AggregatorStats::ToJson() const {
       {"refused_clients", refused_clients},
       {"errors_sent", errors_sent},
       {"last_id", last_id},
+      {"queued_events", queued_events},
+      {"first_id", first_id},
   };
   return j.dump();
 }

@@ -61,6 +61,7 @@ class NatsSubscriber final : public Subscriber {
   Status Open();
   Status Next(std::vector<Event>& out, std::chrono::milliseconds timeout) override;
   bool answered() const override { return opened_; }
+  uint64_t covered_through() const override { return last_id_; }
   // Logs a temporary failure (at growing intervals, see retry_log.h).
   void LogRetry(const Status& failure);
   // Logs that the bus answers again after failures.

@@ -134,8 +134,7 @@ Result<std::string> StoreFile(const std::string& spec) {
   return file;
 }
 
-void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus,
-                          const std::string& role) {
+void AddKeyOptions(CLI::App& cmd, client::KeyArgs& keys, const std::string& role) {
   cmd.add_option("--key", keys.key_file,
                  "This " + role + "'s CURVE key file (from `fathom keygen`)")
       ->type_name("FILE.key");
@@ -144,6 +143,11 @@ void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus,
       ->type_name("FILE.pub");
   cmd.add_flag("--insecure", keys.insecure,
                "Plain ZeroMQ without CURVE (the aggregator runs --insecure)");
+}
+
+void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus,
+                          const std::string& role) {
+  AddKeyOptions(cmd, keys, role);
   cmd.add_option("--stream", bus.stream, "JetStream stream name (nats:// only)")
       ->default_str("FATHOM");
   cmd.add_option("--replicas", bus.replicas,

@@ -34,8 +34,9 @@ CLI::Validator WholeNumber();
 void AddLimitOptions(CLI::App& cmd, uint64_t& max_count, double& timeout);
 // The store's file from a --store value: "sqlite:FILE" or "FILE" (every command accepts both).
 Result<std::string> StoreFile(const std::string& spec);
-// Adds --key, --server-key, --insecure (the ZeroMQ keys of a `role`: collector, consumer) and
-// --stream, --replicas (nats:// endpoints) to a client command.
+// Adds --key, --server-key, --insecure: the ZeroMQ keys of a `role` (collector, consumer).
+void AddKeyOptions(CLI::App& cmd, client::KeyArgs& keys, const std::string& role);
+// Adds the key options and --stream, --replicas (nats:// endpoints) to a client command.
 void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus,
                           const std::string& role);
 // The first word of the command line that should name a subcommand of `app` but does not (its

@@ -1,5 +1,5 @@
-// `fathom serve` — the web pages, the REST API and /metrics over a store and a catalog
-// (fathom/web.h, docs/web.md).
+// `fathom serve` — the web pages, the REST API and /metrics over a store or an aggregator, and
+// a catalog (fathom/web.h, docs/web.md).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -10,6 +10,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/signal_waiter.h"
+#include "client/client_keys.h"
 #include "fathom/web.h"
 
 namespace fathom::cli {
@@ -17,6 +18,7 @@ namespace {
 
 struct ServeArgs {
   web::ServeOptions options;
+  client::KeyArgs keys;
   std::string ready_file;
 };
 
@@ -37,6 +39,15 @@ int Run(ServeArgs a) {
     auto file = StoreFile(a.options.store);
     if (!file.ok()) return Fail("serve", file.status().message(), kExitUsage);
     a.options.store = file.value();
+  }
+  if (!a.options.from.empty()) {
+    if (a.options.from.rfind("tcp://", 0) != 0 && a.options.from.rfind("ipc://", 0) != 0) {
+      return Fail("serve", "--from " + a.options.from + " is not an aggregator's endpoint (tcp://HOST:PORT or ipc:///PATH)",
+                  kExitUsage);
+    }
+    auto keys = client::LoadClientKeys(a.keys, a.options.from);
+    if (!keys.ok()) return Fail("serve", keys.status().message(), kExitUsage);
+    a.options.from_keys = keys.value();
   }
   std::unique_ptr<web::WebServer> server;
   SignalWaiter signals([&server](int) {
@@ -70,20 +81,27 @@ CommandRunner AddServeCommand(CLI::App& app) {
   web::ServeOptions& o = a->options;
   CLI::App* cmd = app.add_subcommand(
       "serve",
-      "Serve web pages, a REST API (/api/v1/) and Prometheus metrics (/metrics) over an event store and a "
+      "Serve web pages, a REST API (/api/v1/) and Prometheus metrics (/metrics) over an event store (or an "
+      "aggregator) and a "
       "catalog: live event rates and the event tail, usage and size profiles, top directories. Every answer "
       "holds only what the caller's token grants.");
   cmd->add_option("--listen", o.listen, "HOST:PORT to listen on (port 0: any free port)")
       ->default_str(o.listen)
       ->type_name("ADDR:PORT");
   cmd->add_option("--store", o.store, "The event store to show (fathom watch or aggregate --store)")->type_name("FILE");
+  cmd->add_option("--from", o.from,
+                  "An aggregator to show the events and counters of (tcp://HOST:PORT or ipc:///PATH); with --store "
+                  "too, the store is read for events and the aggregator for its counters")
+      ->type_name("ENDPOINT");
+  AddKeyOptions(*cmd, a->keys, "server");
   cmd->add_option("--catalog", o.catalog, "The catalog to show: FILE or sqlite:FILE, or postgresql://...")
       ->type_name("URI");
   cmd->add_option("--catalog-follower", o.catalog_stream,
                   "The name the catalog's follower applies the store under (catalog follow --name), for its lag")
       ->default_str(o.catalog_stream)
       ->type_name("NAME");
-  cmd->add_option("--policies", o.policies, "The policies file to show (definitions, runs, actions, alerts)")
+  cmd->add_option("--policies,--config", o.policies,
+                  "The policy configuration to show (definitions, runs, actions, alerts); --config as in fathom policy")
       ->type_name("FILE");
   cmd->add_option("--rules", o.rules, "The rules file to show (rules, deliveries, dead letters)")->type_name("FILE");
   cmd->add_option("--io", o.io, "The directory of I/O traces to show jobs of (fathom io run --dir)")->type_name("DIR");
@@ -112,6 +130,7 @@ CommandRunner AddServeCommand(CLI::App& app) {
   cmd->footer(
       "\nExamples:\n"
       "  fathom serve --store events.db --catalog catalog.db\n"
+      "  fathom serve --from tcp://aggregator:7400 --key serve.key --server-key aggregator.pub\n"
       "  fathom token create --tokens tokens.db --user alice --paths /data/alice\n"
       "  fathom serve --listen 0.0.0.0:8720 --tokens tokens.db --tls-cert cert.pem --tls-key key.pem \\\n"
       "      --store /var/lib/fathom/events.db --catalog postgresql://fathom@db/catalog\n"

@@ -28,6 +28,7 @@ class ZmqSubscriber final : public Subscriber {
   Status Next(std::vector<Event>& out, std::chrono::milliseconds timeout) override;
   Status Acknowledge(uint64_t id) override;
   bool answered() const override { return answered_; }
+  uint64_t covered_through() const override { return has_position_ ? last_id_ : 0; }
   void Stop() override { stop_.store(true); }
 
  private:

@@ -45,12 +45,18 @@ EventTail::EventTail(std::unique_ptr<EventStore> store, int window_s)
   thread_ = std::thread([this] { Run(); });
 }
 
+EventTail::EventTail(std::unique_ptr<Subscriber> live, uint64_t seed_through, Reopen reopen, int window_s)
+    : live_(std::move(live)), seed_through_(seed_through), reopen_(std::move(reopen)), window_s_(window_s) {
+  thread_ = std::thread([this] { Run(); });
+}
+
 EventTail::~EventTail() { Stop(); }
 
 void EventTail::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
+    if (live_) live_->Stop();
   }
   changed_.notify_all();
   if (thread_.joinable()) thread_.join();
@@ -81,27 +87,50 @@ void EventTail::Count(const Event& e, bool total) {
   }
 }
 
+Status EventTail::Fetch(uint64_t since, std::vector<Event>& fresh) {
+  if (store_) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      changed_.wait_for(lock, kPoll, [this] { return stop_; });
+      if (stop_) return Status::Ok();
+    }
+    return store_->Replay(ReplayQuery{.since_id = since, .path_prefix = {}, .limit = 50'000}, [&](const Event& e) {
+      fresh.push_back(e);
+      return true;
+    });
+  }
+  Status s = live_->Next(fresh, kPoll);
+  if (!fresh.empty()) delivered_since_reopen_ = true;
+  if (s.ok() && !fresh.empty()) s = live_->Acknowledge(fresh.back().id);
+  if (s.ok() || stopped()) return s;
+  const std::optional<uint64_t> from = delivered_since_reopen_ ? std::optional<uint64_t>(since) : std::nullopt;
+  spdlog::warn("the event subscription failed ({}); subscribing again {}", s.message(),
+               from ? "after id " + std::to_string(*from) : std::string("for new events"));
+  std::this_thread::sleep_for(kPoll);
+  delivered_since_reopen_ = false;
+  auto again = reopen_(from);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (again.ok() && !stop_) live_ = std::move(again).value();
+  return s;
+}
+
 void EventTail::Run() {
   NameThisThread("serve-tail");
   std::vector<Event> fresh;
   while (true) {
     uint64_t since;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      changed_.wait_for(lock, kPoll, [this] { return stop_; });
+      std::lock_guard<std::mutex> lock(mu_);
       if (stop_) return;
       since = last_id_;
     }
     fresh.clear();
-    Status s = store_->Replay(ReplayQuery{.since_id = since, .path_prefix = {}, .limit = 50'000}, [&](const Event& e) {
-      fresh.push_back(e);
-      return true;
-    });
+    Status s = Fetch(since, fresh);
     std::lock_guard<std::mutex> lock(mu_);
     error_ = s.ok() ? "" : s.message();
     if (fresh.empty()) continue;
     for (Event& e : fresh) {
-      Count(e, true);
+      Count(e, e.id > seed_through_);
       if (e.mask & kind::kOverflow) overflows_.push_back(e);
       ring_.push_back(std::move(e));
     }

@@ -1,23 +1,28 @@
-// event_tail.h — the store as it grows, read once for every client: one thread reads the
-// events appended since its last look (every 200 ms), keeps the newest of them in a ring for
-// the live streams, and counts events per second, source and kind for the rates (the last
-// five minutes, seeded from the store at start) and the metrics (since start).
+// event_tail.h — the events as they come, read once for every client: one thread reads the
+// events appended to the store since its last look (every 200 ms), or those an aggregator
+// sends a subscription, keeps the newest of them in a ring for the live streams, and counts
+// events per second, source and kind for the rates (the last five minutes, seeded from the
+// store or the subscription's first events at start) and the metrics (since start).
 //
-// Ownership: owns its thread and its own read-only store handle; Stop() (or the destructor)
-// ends the thread and wakes every waiting stream. Threads: any member from any thread.
+// Ownership: owns its thread and its own read-only store handle or subscription; Stop() (or
+// the destructor) ends the thread and wakes every waiting stream. Threads: any member from any
+// thread.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "fathom/client.h"
 #include "fathom/event.h"
 #include "fathom/store.h"
 
@@ -36,6 +41,13 @@ class EventTail {
   // Reads from `store` (read-only, owned); the rates of the last `window_s` seconds before
   // now are read from it first.
   EventTail(std::unique_ptr<EventStore> store, int window_s = 300);
+  // Reads what `live` delivers (owned; opened to replay from a little before the newest
+  // event, so that the ring and the rates start filled); events through `seed_through` are
+  // counted in the rates but not in Totals(). When the subscription fails, `reopen` gives a
+  // new one from the last event read; when that one fails too before it delivered anything
+  // (the aggregator purged what was not read yet), from the newest event (nullopt).
+  using Reopen = std::function<Result<std::unique_ptr<Subscriber>>(std::optional<uint64_t> since_id)>;
+  EventTail(std::unique_ptr<Subscriber> live, uint64_t seed_through, Reopen reopen, int window_s = 300);
   ~EventTail();
   void Stop();
 
@@ -60,10 +72,16 @@ class EventTail {
 
  private:
   void Run();
+  // The next events after `since` into `fresh`, waiting up to 200 ms.
+  Status Fetch(uint64_t since, std::vector<Event>& fresh);
   void Count(const Event& e, bool total);
   void Seed();
 
   std::unique_ptr<EventStore> store_;
+  std::unique_ptr<Subscriber> live_;
+  uint64_t seed_through_ = 0;
+  Reopen reopen_;
+  bool delivered_since_reopen_ = true;  // the subscription in use delivered events
   int window_s_;
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;

@@ -16,6 +16,11 @@ namespace {
 constexpr uint64_t kSearchBudget = 200'000;
 constexpr size_t kStreamBatch = 500;
 
+EventHistory& HistoryOf(ServeContext& ctx) {
+  if (!ctx.history) throw BadRequest{{503, kNoEvents}};
+  return *ctx.history;
+}
+
 struct EventQuery {
   std::string prefix;  // "" every path
   uint32_t kinds = kind::kAll;
@@ -43,9 +48,9 @@ EventQuery QueryOf(const httplib::Request& req) {
 void Search(ServeContext& ctx, const httplib::Request& req, httplib::Response& res, const Access& access) {
   EventQuery q = QueryOf(req);
   size_t limit = ParamLimit(req);
-  auto store = LeaseOf(ctx.stores, kNoStore);
-  uint64_t first = Checked(store, store->FirstId());
-  uint64_t last = Checked(store, store->LastId());
+  EventHistory& history = HistoryOf(ctx);
+  const IdRange held = Must(history.Held());
+  const uint64_t first = held.first, last = held.last;
   uint64_t before = ParamNumber(req, "before_id", last + 1, 1, UINT64_MAX);
   std::vector<Event> found;  // newest first
   uint64_t hi = std::min(before - 1, last);
@@ -59,9 +64,7 @@ void Search(ServeContext& ctx, const httplib::Request& req, httplib::Response& r
     }
     uint64_t lo = hi - std::min(window, hi - first + 1) + 1;
     std::vector<Event> chunk;
-    ReplayQuery rq{.since_id = lo - 1, .path_prefix = q.prefix, .limit = 0};
-    Checked(store, store->Replay(rq, [&](const Event& e) {
-      if (e.id > hi) return false;
+    Must(history.Replay(lo - 1, hi, q.prefix, [&](const Event& e) {
       if (q.Matches(e, access)) chunk.push_back(e);
       return true;
     }));
@@ -94,12 +97,15 @@ void One(ServeContext& ctx, const httplib::Request& req, httplib::Response& res,
   if (ec != std::errc() || end != text.data() + text.size() || id == 0) {
     throw BadRequest{{400, "an event id is a whole number from 1, not '" + text + "'"}};
   }
-  auto store = LeaseOf(ctx.stores, kNoStore);
+  EventHistory& history = HistoryOf(ctx);
+  const IdRange held = Must(history.Held());
   std::optional<Event> event;
-  Checked(store, store->Replay(ReplayQuery{.since_id = id - 1, .path_prefix = {}, .limit = 1}, [&](const Event& e) {
-    if (e.id == id) event = e;
-    return false;
-  }));
+  if (id >= held.first && id <= held.last) {
+    Must(history.Replay(id - 1, id, "", [&](const Event& e) {
+      event = e;
+      return false;
+    }));
+  }
   if (!event || !access.Covers(event->path)) {
     throw BadRequest{{404, "no event " + text + " (removed by retention, never stored, or not granted)"}};
   }
@@ -122,19 +128,15 @@ struct StreamState {
 };
 
 // The events after state.after, from the tail's ring or (when the client fell behind it) the
-// store.
+// history.
 std::vector<Event> NextEvents(StreamState& st) {
   bool complete = false;
   std::vector<Event> events = st.ctx->tail->After(st.after, kStreamBatch, complete);
   if (!complete) {
-    auto lease = st.ctx->stores->Acquire();
-    if (!lease.ok()) return {};
-    auto& store = lease.value();
-    Status s = store->Replay(ReplayQuery{.since_id = st.after, .path_prefix = {}, .limit = kStreamBatch}, [&](const Event& e) {
+    (void)st.ctx->history->Replay(st.after, st.ctx->tail->LastId(), "", [&](const Event& e) {
       events.push_back(e);
-      return true;
+      return events.size() < kStreamBatch;
     });
-    if (!s.ok()) store.Drop();
   }
   return events;
 }
@@ -147,15 +149,18 @@ bool WriteStream(StreamState& st, httplib::DataSink& sink) {
   if (!events.empty()) {
     st.after = events.back().id;
     std::string batch;
+    uint64_t sent = 0;
     for (const Event& e : events) {
       if (!st.access.Everything() && st.access.Covers(e.path)) {
         for (std::string_view k : KindNameList(e.mask & ~kind::kIsDir)) ++st.visible[{e.source, std::string(k)}];
       }
       if (!st.query.Matches(e, st.access)) continue;
+      ++sent;
       batch += batch.empty() ? "[" : ",";
       AppendEventJson(e, batch);
     }
     if (!batch.empty()) out += "event: events\ndata: " + batch + "]\n\n";
+    st.ctx->counters.events_streamed += sent;
   }
   int64_t now_s = NowNs() / 1'000'000'000;
   if (now_s > st.rates_second) {
@@ -183,7 +188,7 @@ bool WriteStream(StreamState& st, httplib::DataSink& sink) {
 }
 
 void Stream(ServeContext& ctx, const httplib::Request& req, httplib::Response& res, const Access& access) {
-  if (!ctx.tail) throw BadRequest{{503, kNoStore}};
+  if (!ctx.tail) throw BadRequest{{503, kNoEvents}};
   auto st = std::make_shared<StreamState>();
   st->ctx = &ctx;
   st->access = access;

@@ -1,6 +1,7 @@
 // metrics_api.cpp — /metrics (Prometheus text format, with prometheus-cpp's registry and
-// serializer), /healthz and /readyz. The sources' numbers are read at each scrape; the
-// request counters and latencies are kept by the server (docs/web.md lists the series).
+// serializer), /healthz and /readyz. The sources' numbers (the aggregator's too) are read at
+// each scrape; the request counters and latencies are kept by the server (docs/web.md lists
+// the series).
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
 #include <prometheus/registry.h>
@@ -40,12 +41,59 @@ void AddStoreSeries(ServeContext& ctx, prometheus::Registry& r, std::optional<ui
   for (const auto& [name, pos] : state->consumers) {
     lag.Add({{"consumer", name}}).Set(static_cast<double>(state->last_id > pos ? state->last_id - pos : 0));
   }
-  auto& events = BuildCounter().Name("fathom_events_stored_total")
-                     .Help("Events appended to the store since this server started, per source and kind")
+}
+
+// The events the tail read since the server started (from the store, or from the aggregator).
+void AddTailSeries(ServeContext& ctx, prometheus::Registry& r) {
+  auto& events = BuildCounter().Name("fathom_events_in_total")
+                     .Help("Events that reached the store (or the aggregator) since this server started, per source and kind")
                      .Register(r);
   for (const auto& [key, n] : ctx.tail->Totals()) {
     events.Add({{"source", key.first}, {"kind", key.second}}).Increment(static_cast<double>(n));
   }
+}
+
+// The counters of the aggregator given to --from.
+void AddAggregatorSeries(ServeContext& ctx, prometheus::Registry& r, std::optional<uint64_t>& last_id) {
+  auto counters = ReadAggregatorState(ctx);
+  Gauge(r, "fathom_aggregator_up", "1 when the aggregator (--from) answers for its counters", counters.ok() ? 1 : 0);
+  if (!counters.ok()) return;
+  const nlohmann::json& c = *counters;
+  auto number = [&c](const char* key) { return static_cast<double>(c.value(key, uint64_t{0})); };
+  if (!last_id) last_id = c.value("last_id", uint64_t{0});
+  Gauge(r, "fathom_aggregator_last_id", "The newest event id the aggregator committed", number("last_id"));
+  Gauge(r, "fathom_aggregator_first_id", "The retention floor: the oldest event id the aggregator's store holds",
+        number("first_id"));
+  Gauge(r, "fathom_aggregator_queue_events", "Events the aggregator received and has not committed yet",
+        number("queued_events"));
+  auto& latency = BuildGauge().Name("fathom_aggregator_commit_latency_seconds")
+                      .Help("The aggregator's store commits: the last one, the mean and the longest")
+                      .Register(r);
+  for (const char* stat : {"last", "mean", "max"}) {
+    latency.Add({{"stat", stat}}).Set(number(("commit_latency_us_" + std::string(stat)).c_str()) / 1e6);
+  }
+  auto& events = BuildCounter().Name("fathom_aggregator_events_total")
+                     .Help("Events through the aggregator since it started: received, committed, sent to subscribers")
+                     .Register(r);
+  for (const char* what : {"received", "committed", "sent"}) {
+    events.Add({{"state", what}}).Increment(number(("events_" + std::string(what)).c_str()));
+  }
+  BuildCounter().Name("fathom_aggregator_commit_failures_total").Help("Store commits of the aggregator that failed")
+      .Register(r).Add({}).Increment(number("commit_failures"));
+  Gauge(r, "fathom_aggregator_collectors", "Collectors connected to the aggregator", number("collectors"));
+  Gauge(r, "fathom_aggregator_consumers", "Subscribers connected to the aggregator", number("consumers"));
+}
+
+// The I/O traces of --io: jobs and trace files found in the directory.
+void AddTraceSeries(ServeContext& ctx, prometheus::Registry& r) {
+  auto jobs = ctx.io_jobs->Jobs();
+  Gauge(r, "fathom_io_traces_up", "1 when the directory of I/O traces (--io) reads", jobs.ok() ? 1 : 0);
+  if (!jobs.ok()) return;
+  size_t files = 0;
+  for (const auto& [job, paths] : *jobs) files += paths.size();
+  Gauge(r, "fathom_io_jobs", "Jobs whose I/O traces are in the --io directory", static_cast<double>(jobs->size()));
+  Gauge(r, "fathom_io_trace_files", "I/O trace files (one per traced process) in the --io directory",
+        static_cast<double>(files));
 }
 
 void AddCatalogSeries(ServeContext& ctx, prometheus::Registry& r, std::optional<uint64_t> last_id) {
@@ -128,6 +176,8 @@ void AddServerSeries(ServeContext& ctx, prometheus::Registry& r) {
   requests.Add({{"outcome", "failed"}}).Increment(static_cast<double>(c.failed.load()));
   Gauge(r, "fathom_http_requests_in_flight", "Requests being answered", c.in_flight.load());
   Gauge(r, "fathom_http_event_streams", "Open event streams", c.streams.load());
+  BuildCounter().Name("fathom_http_events_streamed_total").Help("Events written to the live event streams")
+      .Register(r).Add({}).Increment(static_cast<double>(c.events_streamed.load()));
 }
 
 void Metrics(ServeContext& ctx, const httplib::Request& req, httplib::Response& res) {
@@ -139,6 +189,9 @@ void Metrics(ServeContext& ctx, const httplib::Request& req, httplib::Response& 
   prometheus::Registry r;
   std::optional<uint64_t> last_id;
   if (ctx.stores) AddStoreSeries(ctx, r, last_id);
+  if (!ctx.options.from.empty()) AddAggregatorSeries(ctx, r, last_id);
+  if (ctx.tail) AddTailSeries(ctx, r);
+  if (ctx.io_jobs) AddTraceSeries(ctx, r);
   if (ctx.catalogs) AddCatalogSeries(ctx, r, last_id);
   if (!ctx.options.policies.empty() && !ctx.options.catalog.empty()) AddPolicySeries(ctx, r);
   if (!ctx.options.rules.empty()) AddRuleSeries(ctx, r);
@@ -152,6 +205,10 @@ void Ready(ServeContext& ctx, httplib::Response& res) {
     auto s = ReadStoreState(ctx);
     if (!s.ok()) return ReplyError(res, 503, s.status().message());
     last_id = s->last_id;
+  }
+  if (!ctx.options.from.empty()) {
+    auto a = ReadAggregatorState(ctx);
+    if (!a.ok()) return ReplyError(res, 503, a.status().message());
   }
   if (ctx.catalogs) {
     auto c = ReadCatalogState(ctx, last_id);

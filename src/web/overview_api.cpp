@@ -34,7 +34,8 @@ json RatesJson(const EventTail& tail, const Access& access) {
 }
 
 void Overview(ServeContext& ctx, const httplib::Request&, httplib::Response& res, const Access& access) {
-  json out = {{"store", nullptr}, {"catalog", nullptr}, {"rates", nullptr}, {"recent_overflows", json::array()}};
+  json out = {{"store", nullptr},  {"aggregator", nullptr}, {"catalog", nullptr},
+              {"rates", nullptr}, {"recent_overflows", json::array()}};
   json errors = json::array();
   std::optional<uint64_t> last_id;
   if (ctx.stores) {
@@ -46,6 +47,18 @@ void Overview(ServeContext& ctx, const httplib::Request&, httplib::Response& res
     } else {
       errors.push_back(state.status().message());
     }
+  }
+  if (!ctx.options.from.empty()) {
+    auto counters = ReadAggregatorState(ctx);
+    if (counters.ok()) {
+      if (!last_id) last_id = counters->value("last_id", uint64_t{0});
+      out["aggregator"] = *counters;
+      out["aggregator"]["endpoint"] = ctx.options.from;
+    } else {
+      errors.push_back(counters.status().message());
+    }
+  }
+  if (ctx.tail) {
     out["rates"] = RatesJson(*ctx.tail, access);
     if (std::string e = ctx.tail->Error(); !e.empty()) errors.push_back(e);
     for (const Event& e : ctx.tail->RecentOverflows(SIZE_MAX)) {

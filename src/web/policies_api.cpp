@@ -32,14 +32,6 @@ constexpr uint64_t kPreviewBudget = 10'000;
 // Open alerts shown at most in the list of policies (their number is given whole).
 constexpr size_t kAlertsShown = 100;
 
-template <typename T>
-T Must(Result<T> r) {
-  if (!r.ok()) throw BadRequest{{503, r.status().message()}};
-  return std::move(r).value();
-}
-void Must(const Status& s) {
-  if (!s.ok()) throw BadRequest{{503, s.message()}};
-}
 
 policy::PolicyConfig LoadConfig(const ServeContext& ctx) {
   if (ctx.options.policies.empty()) throw BadRequest{{503, kNoPolicies}};

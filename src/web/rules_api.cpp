@@ -49,10 +49,6 @@ std::unique_ptr<Outbox> OpenOutbox(const rules::RuleSet& set, bool read_only) {
   return std::move(outbox).value();
 }
 
-void Must(const Status& s) {
-  if (!s.ok()) throw BadRequest{{503, s.message()}};
-}
-
 const char* ActionKind(const rules::Action& action) {
   static constexpr const char* kKinds[] = {"command", "webhook", "copy", "mail"};
   static_assert(std::size(kKinds) == std::variant_size_v<rules::Action>);

@@ -18,6 +18,7 @@
 #include "fathom/web.h"
 #include "web/access.h"
 #include "web/answer_cache.h"
+#include "web/event_history.h"
 #include "web/event_tail.h"
 #include "web/handle_pool.h"
 #include "web/http_reply.h"
@@ -34,6 +35,7 @@ struct RequestCounters {
   std::atomic<uint64_t> failed{0};         // 5xx
   std::atomic<int> in_flight{0};
   std::atomic<int> streams{0};
+  std::atomic<uint64_t> events_streamed{0};  // events written to the live streams
 };
 
 struct ServeContext {
@@ -42,7 +44,8 @@ struct ServeContext {
   std::string startup_token_hash;            // without: the one admin token's hash
   std::unique_ptr<HandlePool<EventStore>> stores;       // null: no store
   std::unique_ptr<HandlePool<catalog::Catalog>> catalogs;  // null: no catalog
-  std::unique_ptr<EventTail> tail;           // with a store
+  std::unique_ptr<EventHistory> history;     // with a store or an aggregator: past events
+  std::unique_ptr<EventTail> tail;           // with a store or an aggregator: new events
   std::unique_ptr<TraceJobs> io_jobs;        // with --io
   AnswerCache cache;
   RequestCounters counters;
@@ -81,7 +84,18 @@ T Checked(L& lease, Result<T> r) {
   Checked(lease, r.status());
   return std::move(r).value();
 }
+// The value, or a 503 answer with the reason its source does not read.
+template <typename T>
+T Must(Result<T> r) {
+  if (!r.ok()) throw BadRequest{{503, r.status().message()}};
+  return std::move(r).value();
+}
+inline void Must(const Status& s) {
+  if (!s.ok()) throw BadRequest{{503, s.message()}};
+}
 inline constexpr const char* kNoStore = "this server has no event store (fathom serve --store FILE)";
+inline constexpr const char* kNoEvents =
+    "this server has no events (fathom serve --store FILE, or --from ENDPOINT for an aggregator)";
 inline constexpr const char* kNoIo = "this server has no I/O traces (fathom serve --io DIR, fathom io run's --out)";
 inline constexpr const char* kNoH5 = "this server has no HDF5 traces (fathom serve --h5 DIR, fathom h5 run's --out)";
 inline constexpr const char* kNoCatalog = "this server has no catalog (fathom serve --catalog URI)";

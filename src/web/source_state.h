@@ -1,12 +1,14 @@
 // source_state.h — the numbers the overview, /metrics and /readyz read of each source: the
-// store's ids, size and consumers, the catalog's size, commits and how far its follower has
-// applied the store. Each call reads through a handle of the context's pools. Any thread.
+// store's ids, size and consumers, the aggregator's counters, the catalog's size, commits and
+// how far its follower has applied the store. Each call reads through a handle of the context's pools. Any thread.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "fathom/catalog.h"
 #include "fathom/status.h"
@@ -22,6 +24,10 @@ struct StoreState {
   std::vector<std::pair<std::string, uint64_t>> consumers;  // durable names and their positions
 };
 Result<StoreState> ReadStoreState(ServeContext& ctx);
+
+// The counters of the aggregator given to --from (its Stats message: docs/protocol.md), asked
+// for at each call, within two seconds.
+Result<nlohmann::json> ReadAggregatorState(ServeContext& ctx);
 
 struct CatalogState {
   catalog::CatalogInfo info;

@@ -41,10 +41,10 @@ class TraceJobs {
   Result<std::vector<TraceJob>> List();
   // One job, or nullopt when the directory has no such job.
   Result<std::optional<TraceJob>> Find(const std::string& job);
+  // The trace files of each job the directory holds now (a listing; nothing is read).
+  Result<std::map<std::string, std::vector<std::string>>> Jobs() const;
 
  private:
-  // The trace files of each job the directory holds now.
-  Result<std::map<std::string, std::vector<std::string>>> Jobs() const;
   Result<TraceJob> Analysed(const std::string& job, const std::vector<std::string>& files);
 
   std::string dir_;

@@ -16,6 +16,7 @@ namespace fathom::web {
 namespace {
 
 constexpr size_t kMaxBody = 64 * 1024;
+constexpr uint64_t kTailSeedEvents = 10'000;
 
 Result<std::pair<std::string, int>> ParseListen(const std::string& listen) {
   size_t colon = listen.rfind(':');
@@ -29,6 +30,29 @@ Result<std::pair<std::string, int>> ParseListen(const std::string& listen) {
   return std::make_pair(host, std::stoi(port));
 }
 
+// The aggregator's events: a live subscription that starts a ring's worth before its newest
+// event, and replays for the rest.
+Status FollowAggregator(ServeContext& ctx) {
+  const ServeOptions& o = ctx.options;
+  auto history = AggregatorHistory(o.from, o.from_keys);
+  auto held = history->Held();
+  if (!held.ok()) return Status::Error("--from " + o.from + ": " + held.status().message());
+  SubscribeOptions so;
+  so.endpoint = o.from;
+  so.keys = o.from_keys;
+  const IdRange ids = held.value();
+  const uint64_t floor = ids.first == 0 ? ids.last : ids.first - 1;
+  so.since = std::max(floor, ids.last > kTailSeedEvents ? ids.last - kTailSeedEvents : 0);
+  FATHOM_ASSIGN_OR_RETURN(auto live, Subscriber::Open(so));
+  ctx.tail = std::make_unique<EventTail>(std::move(live), ids.last, [so](std::optional<uint64_t> since) {
+    SubscribeOptions again = so;
+    again.since = since;
+    return Subscriber::Open(again);
+  });
+  ctx.history = std::move(history);
+  return Status::Ok();
+}
+
 Status OpenSources(ServeContext& ctx) {
   if (!ctx.options.store.empty()) {
     StoreOptions so;
@@ -38,6 +62,9 @@ Status OpenSources(ServeContext& ctx) {
     FATHOM_ASSIGN_OR_RETURN(std::unique_ptr<EventStore> first, open());
     ctx.tail = std::make_unique<EventTail>(std::move(first));
     ctx.stores = std::make_unique<HandlePool<EventStore>>(open, ctx.options.threads);
+    ctx.history = StoreHistory(*ctx.stores);
+  } else if (!ctx.options.from.empty()) {
+    FATHOM_RETURN_IF_ERROR(FollowAggregator(ctx));
   }
   if (!ctx.options.catalog.empty()) {
     catalog::CatalogOptions co;

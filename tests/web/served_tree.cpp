@@ -32,15 +32,15 @@ void Must(const RunResult& r, const std::string& what) {
   if (r.exit_code != 0) throw std::runtime_error(what + " failed: " + r.err);
 }
 
-std::string TokenFor(const std::string& tokens, std::vector<std::string> args) {
+}  // namespace
+
+std::string TokenFor(const std::string& tokens, const std::vector<std::string>& args) {
   std::vector<std::string> argv = {FathomBinary(), "token", "create", "--tokens", tokens};
   argv.insert(argv.end(), args.begin(), args.end());
   RunResult r = Run(argv);
   Must(r, "fathom token create");
   return r.out.substr(0, r.out.find('\n'));
 }
-
-}  // namespace
 
 ServedTree::ServedTree(const ServeExtras& extras)
     : tree_(dir_ / "tree"), store_(dir_ / "events.db"), catalog_(dir_ / "catalog.db"), tokens_(dir_ / "tokens.db") {

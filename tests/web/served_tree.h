@@ -76,6 +76,9 @@ class ServedTree {
   std::string admin_token_, narrow_token_;
 };
 
+// A new token (`fathom token create --tokens TOKENS ARGS...`); throws when it fails.
+std::string TokenFor(const std::string& tokens, const std::vector<std::string>& args);
+
 // "?a=1&b=x%2Fy" from pairs, values URL-encoded.
 std::string Query(const std::vector<std::pair<std::string, std::string>>& params);
 

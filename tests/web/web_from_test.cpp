@@ -16,14 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string TokenFor(const std::string& tokens, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {FathomBinary(), "token", "create", "--tokens", tokens};
-  argv.insert(argv.end(), args.begin(), args.end());
-  RunResult r = testing::Run(argv);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return r.out.substr(0, r.out.find('\n'));
-}
-
 // The value of the series `name` (with its labels, as printed) in Prometheus text, or -1.
 double Series(const std::string& text, const std::string& name) {
   size_t at = text.find("\n" + name + " ");

@@ -14,14 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string TokenFor(const std::string& tokens, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {FathomBinary(), "token", "create", "--tokens", tokens};
-  argv.insert(argv.end(), args.begin(), args.end());
-  RunResult r = testing::Run(argv);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return r.out.substr(0, r.out.find('\n'));
-}
-
 class WebTraces : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {

@@ -64,7 +64,7 @@ export async function startFixture(binary) {
 
     const assets = process.env.FATHOM_WEB_ASSETS ? ['--assets', process.env.FATHOM_WEB_ASSETS] : [];
     const serve = startProgram(binary, ['serve', '--listen', '127.0.0.1:0', '--store', store, '--catalog', catalog,
-      '--policies', policies, '--rules', rules, '--io', traces.io, '--io-samples', traces.samples, '--h5', traces.h5, '--ready-file', ready, '--tokens', tokens, ...assets]);
+      '--config', policies, '--rules', rules, '--io', traces.io, '--io-samples', traces.samples, '--h5', traces.h5, '--ready-file', ready, '--tokens', tokens, ...assets]);
     programs.push(serve);
     const started = await serve.waitForFile(ready, 30000);
     // A server given a tokens file makes no start-up token: an administrator's is made there.

@@ -1,5 +1,5 @@
-// Overview: live event rates per source and kind, the store's and the catalog's figures,
-// recent overflows and errors (GET /api/v1/overview, then the stream's "rates" messages).
+// Overview: live event rates per source and kind, the store's (or the aggregator's) and the
+// catalog's figures, recent overflows and errors (GET /api/v1/overview, then the stream's "rates" messages).
 import { api } from '../../api.js';
 import { timeChart } from '../../chart.js';
 import { h, replace } from '../../dom.js';
@@ -96,14 +96,14 @@ export default {
     const load = () => {
       const answer = api('overview');
       const part = (body, render) => fill(body, () => answer, render);
-      part(store.body, (o) => storeCards(o.store));
+      part(store.body, (o) => storeCards(o.store, o.aggregator));
       part(catalog.body, (o) => catalogCards(o.catalog));
       part(overflows.body, (o) => overflowsTable(o.recent_overflows));
       part(errors.body, (o) => errorsList(o.errors));
       answer.then((o) => {
         if (seeded) return;
         seeded = true;
-        if (o.store && o.rates) {
+        if (o.rates) {
           rates.seed(o.rates);
           return;
         }
