@@ -59,9 +59,12 @@ class IoServersSimTest : public SimMountTest {
       });
     }
     for (auto& w : writers) w.join();
-    // Until the samples hold every byte written (a read after the last write).
+    // Until the samples hold every byte written, in the OSTs' totals and in their jobs' (one
+    // pass reads the two at different moments: the last write may be in one and not yet in
+    // the other).
     const auto deadline = std::chrono::steady_clock::now() + 60s;
-    while (WrittenPerOst() != Expected() && std::chrono::steady_clock::now() < deadline) {
+    while ((WrittenPerOst() != Expected() || WrittenPerOst(true) != Expected()) &&
+           std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(100ms);
     }
     sampler.Signal(SIGTERM);
@@ -82,8 +85,8 @@ class IoServersSimTest : public SimMountTest {
             {"testfs-OST0003", 2 << 20}};
   }
 
-  // Bytes written per OST in the samples' totals.
-  std::map<std::string, uint64_t> WrittenPerOst() {
+  // Bytes written per OST in the samples' totals, or summed over its jobs' samples.
+  std::map<std::string, uint64_t> WrittenPerOst(bool by_job = false) {
     auto store = io::SampleStore::Open(Samples(), false);
     EXPECT_TRUE(store.ok()) << store.status().message();
     std::map<std::string, uint64_t> out;
@@ -92,7 +95,7 @@ class IoServersSimTest : public SimMountTest {
     EXPECT_TRUE(samples.ok()) << samples.status().message();
     if (!samples.ok()) return out;
     for (const auto& s : *samples) {
-      if (s.job.empty() && s.counter == "write_bytes") out[s.target] += s.sum;
+      if (s.job.empty() != by_job && s.counter == "write_bytes") out[s.target] += s.sum;
     }
     return out;
   }
