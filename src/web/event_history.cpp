@@ -1,10 +1,15 @@
 // event_history.cpp — StoreHistory and AggregatorHistory.
 #include "web/event_history.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace fathom::web {
 namespace {
+
+// How long the aggregator may take to answer for its ids (a counters request: it answers at once
+// when it runs).
+constexpr std::chrono::seconds kCountersWait{2};
 
 class FromStore final : public EventHistory {
  public:
@@ -40,7 +45,7 @@ class FromAggregator final : public EventHistory {
       : endpoint_(std::move(endpoint)), keys_(std::move(keys)), patience_(patience) {}
 
   Result<IdRange> Held() override {
-    FATHOM_ASSIGN_OR_RETURN(std::string text, RequestAggregatorStats(endpoint_, keys_, patience_));
+    FATHOM_ASSIGN_OR_RETURN(std::string text, RequestAggregatorStats(endpoint_, keys_, std::min<std::chrono::milliseconds>(patience_, kCountersWait)));
     auto j = nlohmann::json::parse(text, nullptr, false);
     if (!j.is_object() || !j.contains("last_id")) {
       return Status::Error("the aggregator at " + endpoint_ + " answered counters without ids: " + text.substr(0, 200));

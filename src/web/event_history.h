@@ -35,8 +35,8 @@ class EventHistory {
 // Reads through handles of `stores`, which outlives it.
 std::unique_ptr<EventHistory> StoreHistory(HandlePool<EventStore>& stores);
 
-// Reads from the aggregator at `endpoint`; a read that gets nothing for `patience` fails with
-// an error naming the aggregator.
+// Reads from the aggregator at `endpoint`; a read that gets nothing for `patience` (Held: 2 s at
+// most) fails with an error naming the aggregator.
 std::unique_ptr<EventHistory> AggregatorHistory(std::string endpoint, ClientKeys keys,
                                                 std::chrono::milliseconds patience = std::chrono::seconds(10));
 
