@@ -19,9 +19,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fathom/event.h"
@@ -415,5 +418,47 @@ std::string DarshanText(const std::vector<DarshanRecord>& records);
 // for reads and writes (in the file), "name" for the attribute, link or copy names the call
 // was given. Events are in the trace's call order; ids are left to the store.
 std::vector<Event> ProvenanceEvents(const Trace& trace);
+
+// Follows the traces of running programs (`fathom h5 events --follow`): each Poll() looks for
+// trace files under `paths` (files, or directories searched again each time for new traces),
+// decodes the whole frames each file gained since the last poll (a frame is whole once its
+// checksum holds: the tracer appends a frame at a time; once a trace's end record is read, the
+// rest of the file whatever it holds), and gives the events of their calls as
+// ProvenanceEvents() does for the whole trace. A call whose object the trace has not described
+// yet (another thread's frame not written yet) waits for it.
+//
+// Positions make the events exactly-once across restarts when they are stored with them
+// (EventStore::Append with positions, in one transaction): for each trace file, source
+// "h5prov:" + its path, position the offset in the file up to which every call's event has
+// been given. `delivered(source)` tells Poll() a stored position: the calls before it give no
+// event again (their objects are still read). A multi-threaded program's call that waited for
+// its object holds the position back, and the events given after it in the meantime are given
+// again after a restart.
+//
+// Ownership: a value; one thread polls. Memory: the objects of each trace, not its calls.
+class ProvenanceFollower {
+ public:
+  explicit ProvenanceFollower(std::vector<std::string> paths);
+  ~ProvenanceFollower();
+  ProvenanceFollower(ProvenanceFollower&&) noexcept;
+  ProvenanceFollower& operator=(ProvenanceFollower&&) noexcept;
+
+  struct Pass {
+    std::vector<Event> events;
+    std::vector<std::pair<std::string, uint64_t>> positions;  // (source, position) of each file that moved
+    std::vector<std::string> problems;                        // unreadable files, damage, paths without traces
+  };
+  // `to_the_end`: read every file to its end, as if each process had exited (traces of runs
+  // that are over, some killed before their end record).
+  Pass Poll(const std::function<uint64_t(const std::string& source)>& delivered, bool to_the_end = false);
+
+  size_t files() const;  // trace files found so far
+  size_t ended() const;  // of which the end record was read (their process exited)
+
+ private:
+  struct File;
+  std::vector<std::string> paths_;
+  std::map<std::string, std::unique_ptr<File>> files_;
+};
 
 }  // namespace fathom::h5prov

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "condition/units.h"
+
 namespace fathom::cli {
 
 Result<std::chrono::seconds> ParseDuration(const std::string& text) {
@@ -158,6 +160,14 @@ void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus,
 
 // --since: a date ("2026-11-20", "2026-11-20 14:30[:00]", local time) or an age ("7d", "12h",
 // "90m", plain seconds) before now.
+Result<int64_t> DurationNs(const std::string& option, const std::string& text) {
+  auto ns = condition::ParseDuration(text);
+  if (!ns || *ns <= 0) {
+    return Status::Error(option + " " + text + ": not a duration (e.g. 500ms, 1s, 2min, 1h)");
+  }
+  return *ns;
+}
+
 Result<int64_t> ParseSince(const std::string& text) {
   if (text.empty()) return int64_t{0};
   for (const char* form : {"%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d"}) {

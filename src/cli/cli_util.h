@@ -20,6 +20,9 @@ inline constexpr int kExitUsage = 2;
 
 // "90s", "15m", "12h", "7d", "2w", or plain seconds.
 Result<std::chrono::seconds> ParseDuration(const std::string& text);
+// A positive duration with a unit ("500ms", "1s", "2min", "1h") in nanoseconds; the error names
+// `option`.
+Result<int64_t> DurationNs(const std::string& option, const std::string& text);
 // --since TIME: a date ("2026-11-20", "2026-11-20 14:30[:00]", local time) or an age ("7d",
 // "12h", "90m", plain seconds) before now, as ns since the epoch ("": 0).
 Result<int64_t> ParseSince(const std::string& text);

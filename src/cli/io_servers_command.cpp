@@ -13,7 +13,7 @@
 #include "cli/commands.h"
 #include "iotrace/servers/anomaly_json.h"
 #include "cli/signal_waiter.h"
-#include "condition/units.h"
+#include "cli/cli_util.h"
 #include "fathom/io_servers.h"
 #include "fathom/policy.h"
 #include "policy/alert_sinks.h"
@@ -35,14 +35,6 @@ struct AnomaliesArgs {
   std::string alerts;  // a policies file whose alert_sinks get the anomalies
   io::AnomalyOptions options;
 };
-
-Result<int64_t> DurationNs(const std::string& option, const std::string& text) {
-  auto ns = condition::ParseDuration(text);
-  if (!ns || *ns <= 0) {
-    return Status::Error(option + " " + text + ": not a duration (e.g. 500ms, 1s, 2min, 1h)");
-  }
-  return *ns;
-}
 
 int Servers(const ServersArgs& args) {
   auto interval = DurationNs("--interval", args.interval);

@@ -1,11 +1,16 @@
 // trace_files.cpp — see trace_files.h.
 #include "core/trace_files.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "core/unique_fd.h"
 
 namespace fathom {
 
@@ -61,6 +66,24 @@ Result<std::vector<std::string>> FindTraceFilesOf(const std::string& path, const
                          "; `" + std::string(kind.command) + " --out " + path + " -- COMMAND` writes them");
   }
   return files;
+}
+
+Result<std::string> ReadTraceRange(const std::string& path, uint64_t begin, uint64_t end) {
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return Status::FromErrno(errno, "cannot open trace file " + path);
+  std::string data(end - begin, '\0');
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = pread(fd.get(), data.data() + done, data.size() - done, static_cast<off_t>(begin + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::FromErrno(errno, "cannot read trace file " + path);
+    if (n == 0) {
+      return Status::Error("trace file " + path + " is shorter than before (" + std::to_string(begin + done) +
+                           " bytes, " + std::to_string(end) + " were there)");
+    }
+    done += static_cast<size_t>(n);
+  }
+  return data;
 }
 
 }  // namespace fathom

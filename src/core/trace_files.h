@@ -15,6 +15,10 @@ namespace fathom {
 // The bytes of `path`; errors say "cannot open the <what> <path>" or "cannot read ...".
 Result<std::string> ReadWholeFile(const std::string& path, const std::string& what);
 
+// Bytes [begin, end) of the trace file `path`, which only grows: a file shorter than `end` is an
+// error saying so.
+Result<std::string> ReadTraceRange(const std::string& path, uint64_t begin, uint64_t end);
+
 // `path` itself when it is not a directory, else the regular files under it (recursively)
 // whose name ends in `extension` (".fio"), sorted; empty when there are none.
 Result<std::vector<std::string>> FilesWithExtension(const std::string& path,

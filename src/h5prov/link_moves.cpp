@@ -28,8 +28,13 @@ std::optional<std::string> PathAt(const Trace& trace, uint64_t loc, const std::s
 }  // namespace
 
 void ApplyLinkMoves(Trace& trace) {
+  std::map<uint64_t, uint64_t> opened;
+  ApplyLinkMoves(trace, opened);
+}
+
+void ApplyLinkMoves(Trace& trace, std::map<uint64_t, uint64_t>& opened) {
   // When each object was opened (its first call) and closed.
-  std::map<uint64_t, uint64_t> opened, closed;
+  std::map<uint64_t, uint64_t> closed;
   bool moves = false;
   for (const Call& c : trace.calls) {
     if (c.object != 0 && !opened.count(c.object)) opened[c.object] = c.start;

@@ -4,10 +4,16 @@
 // takes the path under the new name. Pure; any thread.
 #pragma once
 
+#include <cstdint>
+#include <map>
+
 #include "fathom/h5prov.h"
 
 namespace fathom::h5prov {
 
 void ApplyLinkMoves(Trace& trace);
+// The same for a trace decoded a part at a time (trace.calls holding only the last part's):
+// `opened` keeps when each object was first used across the parts.
+void ApplyLinkMoves(Trace& trace, std::map<uint64_t, uint64_t>& opened);
 
 }  // namespace fathom::h5prov

@@ -11,14 +11,13 @@
 #include "fathom/h5prov.h"
 #include "h5prov/h5_format.h"
 #include "h5prov/link_moves.h"
+#include "h5prov/trace_frames.h"
 
 namespace fathom::h5prov {
 namespace {
 
 namespace f = format;
 
-constexpr TraceFileKind kTraceFiles{"HDF5 trace", {f::kFileMagic, sizeof(f::kFileMagic)}, f::kVersion,
-                                    f::kFileHeaderSize, ".fh5", "fathom h5 run"};
 
 const char* KindName(uint64_t kind) {
   switch (kind) {
@@ -267,15 +266,33 @@ class FrameDecoder {
 
 }  // namespace
 
+void DecodeTraceFrames(std::string_view bytes, uint64_t offset, Trace& trace,
+                       const std::function<void(uint64_t)>& after_frame) {
+  trace.frames += iotrace::WalkFrames(
+      bytes, 0, trace.file, H5TraceKind().frames, trace.problems,
+      [&](const uint8_t* payload, size_t length, size_t at) {
+        FrameDecoder(payload, payload + length, trace, at).Decode();
+        if (after_frame) after_frame(at + length);
+      },
+      offset);
+}
+
+const TraceFileKind& H5TraceFiles() {
+  static constexpr TraceFileKind kTraceFiles{"HDF5 trace", {f::kFileMagic, sizeof(f::kFileMagic)}, f::kVersion,
+                                             f::kFileHeaderSize, ".fh5", "fathom h5 run"};
+  return kTraceFiles;
+}
+
+iotrace::TraceKind H5TraceKind() {
+  return {std::string_view(f::kFileMagic, sizeof(f::kFileMagic)), {f::kFrameMagic, f::kMaxFramePayload}};
+}
+
 Result<Trace> DecodeTrace(std::string_view bytes, const std::string& name) {
   Trace trace;
   trace.file = name;
   trace.bytes = bytes.size();
-  FATHOM_RETURN_IF_ERROR(CheckTraceHeader(bytes, name, kTraceFiles));
-  trace.frames = iotrace::WalkFrames(bytes, f::kFileHeaderSize, name, {f::kFrameMagic, f::kMaxFramePayload},
-                                     trace.problems, [&](const uint8_t* payload, size_t length, size_t offset) {
-                                       FrameDecoder(payload, payload + length, trace, offset).Decode();
-                                     });
+  FATHOM_RETURN_IF_ERROR(CheckTraceHeader(bytes, name, H5TraceFiles()));
+  DecodeTraceFrames(bytes.substr(f::kFileHeaderSize), f::kFileHeaderSize, trace);
   ApplyLinkMoves(trace);
   if (!trace.has_process) {
     trace.problems.push_back(name + " has no process record: its times cannot be placed on the wall clock");
@@ -284,12 +301,12 @@ Result<Trace> DecodeTrace(std::string_view bytes, const std::string& name) {
 }
 
 Result<Trace> ReadTrace(const std::string& path) {
-  FATHOM_ASSIGN_OR_RETURN(const std::string bytes, ReadWholeFile(path, std::string(kTraceFiles.what)));
+  FATHOM_ASSIGN_OR_RETURN(const std::string bytes, ReadWholeFile(path, std::string(H5TraceFiles().what)));
   return DecodeTrace(bytes, path);
 }
 
 Result<std::vector<std::string>> FindTraceFiles(const std::string& path) {
-  return FindTraceFilesOf(path, kTraceFiles);
+  return FindTraceFilesOf(path, H5TraceFiles());
 }
 
 std::string OpName(uint8_t op) {

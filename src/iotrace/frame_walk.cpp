@@ -19,7 +19,7 @@ bool FrameAt(const uint8_t* data, size_t size, size_t at, FrameKind kind) {
 
 uint64_t WalkFrames(std::string_view bytes, size_t start, const std::string& name, FrameKind kind,
                     std::vector<std::string>& problems,
-                    const std::function<void(const uint8_t*, size_t, size_t)>& decode) {
+                    const std::function<void(const uint8_t*, size_t, size_t)>& decode, uint64_t base) {
   const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
   const size_t size = bytes.size();
   uint64_t frames = 0;
@@ -34,17 +34,17 @@ uint64_t WalkFrames(std::string_view bytes, size_t start, const std::string& nam
                         size - at - f::kFrameHeaderSize < f::GetU32(data + at + 4));
       if (next >= size) {
         problems.push_back(name + (cut ? " ends inside the frame at offset " : " is damaged from offset ") +
-                           std::to_string(at) + (cut ? " (the process was killed while writing)" : "") +
+                           std::to_string(base + at) + (cut ? " (the process was killed while writing)" : "") +
                            "; the rest of the file is not read");
         break;
       }
-      problems.push_back("bytes " + std::to_string(at) + " to " + std::to_string(next) + " of " + name +
+      problems.push_back("bytes " + std::to_string(base + at) + " to " + std::to_string(base + next) + " of " + name +
                          " are not a frame that checks (damaged) and are skipped");
       at = next;
       continue;
     }
     const uint32_t length = f::GetU32(data + at + 4);
-    decode(data + at + f::kFrameHeaderSize, length, at + f::kFrameHeaderSize);
+    decode(data + at + f::kFrameHeaderSize, length, base + at + f::kFrameHeaderSize);
     ++frames;
     at += f::kFrameHeaderSize + length;
   }

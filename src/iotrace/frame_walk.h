@@ -23,8 +23,10 @@ struct FrameKind {
 // not a frame that checks are skipped up to the next frame that does, and said in `problems`
 // ("bytes A to B of NAME are not a frame that checks (damaged) and are skipped"); a file that
 // ends inside a frame, or whose damage runs to its end, ends the walk with a problem saying so.
+// `base` is the offset in the file of bytes[0] (for a part of a file): offsets given to `decode`
+// and in `problems` are the file's.
 uint64_t WalkFrames(std::string_view bytes, size_t start, const std::string& name, FrameKind kind,
                     std::vector<std::string>& problems,
-                    const std::function<void(const uint8_t*, size_t, size_t)>& decode);
+                    const std::function<void(const uint8_t*, size_t, size_t)>& decode, uint64_t base = 0);
 
 }  // namespace fathom::iotrace

@@ -5,7 +5,6 @@
 // was (same file, offset and length: the same id always carries the same bytes), and a resend
 // first asks whether it is the subject's last stored message (its acknowledgement lost), so a
 // retry after the stream's duplicate window does not store it twice.
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -21,11 +20,11 @@
 #include "bus/bus_names.h"
 #include "bus/jetstream_link.h"
 #include "bus/retry_log.h"
-#include "core/unique_fd.h"
+#include "core/trace_files.h"
 #include "fathom/io_transport.h"
 #include "iotrace/transport/byte_ranges.h"
 #include "iotrace/transport/trace_messages.h"
-#include "iotrace/transport/trace_tail.h"
+#include "iotrace/trace_tail.h"
 
 namespace fathom::iotrace {
 namespace {
@@ -51,27 +50,6 @@ Result<std::vector<std::string>> ListTraceFiles(const std::string& dir) {
     return Status::Error(fmt::format("cannot list trace directory {}: {}", dir, ec.message()), ec);
   std::sort(names.begin(), names.end());
   return names;
-}
-
-// Reads [begin, end) of `path`.
-Result<std::string> ReadRange(const std::string& path, uint64_t begin, uint64_t end) {
-  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return Status::FromErrno(errno, "cannot open trace file " + path);
-  std::string data(end - begin, '\0');
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n =
-        pread(fd.get(), data.data() + done, data.size() - done, static_cast<off_t>(begin + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::FromErrno(errno, "cannot read trace file " + path);
-    if (n == 0) {
-      return Status::Error(
-          fmt::format("trace file {} is shorter than before ({} bytes, {} were there)", path,
-                      begin + done, end));
-    }
-    done += static_cast<size_t>(n);
-  }
-  return data;
 }
 
 }  // namespace
@@ -102,8 +80,8 @@ class TracePublisher::Impl {
 
  private:
   struct File {
-    explicit File(const std::string& path) : tail(path) {}
-    transport::TraceTail tail;
+    explicit File(const std::string& path) : tail(path, IoTraceKind()) {}
+    TraceTail tail;
     Status failed;  // a local failure: the file is left out from then on
   };
   // The one message sent but not yet acknowledged.
@@ -236,7 +214,7 @@ Result<uint64_t> TracePublisher::Impl::StoredAs(const std::string& msg_id) {
 Status TracePublisher::Impl::Deliver() {
   InFlight& m = *in_flight_;
   File& file = files_.at(m.file);
-  auto data = ReadRange(file.tail.path(), m.begin, m.end);
+  auto data = ReadTraceRange(file.tail.path(), m.begin, m.end);
   if (!data.ok()) {
     LeaveOut(file, m.file, data.status());
     return Status::Ok();
@@ -279,7 +257,7 @@ Status TracePublisher::Impl::Deliver() {
 }
 
 Status TracePublisher::Impl::SendFile(const std::string& name, File& file, bool run_over) {
-  auto limit = file.tail.SendableEnd(run_over);
+  auto limit = file.tail.SafeEnd(run_over);
   if (!limit.ok()) {
     LeaveOut(file, name, limit.status());
     return Status::Ok();

@@ -1,6 +1,6 @@
 // What of a growing trace file may be sent: the header and whole frames whose CRC checks, and
 // everything once the run is over.
-#include "iotrace/transport/trace_tail.h"
+#include "iotrace/trace_tail.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@ namespace {
 using namespace iotrace::testing;
 
 uint64_t Sendable(TraceTail& tail, bool run_over) {
-  auto end = tail.SendableEnd(run_over);
+  auto end = tail.SafeEnd(run_over);
   EXPECT_TRUE(end.ok()) << end.status().message();
   return end.ok() ? *end : ~uint64_t{0};
 }
@@ -25,7 +25,7 @@ class TraceTailTest : public ::testing::Test {
 };
 
 TEST_F(TraceTailTest, FileGrownFrameByFrameIsSendableUpToItsLastWholeFrame) {
-  TraceTail tail(path_);
+  TraceTail tail(path_, IoTraceKind());
   Append(path_, "");
   EXPECT_EQ(Sendable(tail, false), 0u);
   Append(path_, FileHeader().substr(0, 10));
@@ -51,7 +51,7 @@ TEST_F(TraceTailTest, FileGrownFrameByFrameIsSendableUpToItsLastWholeFrame) {
 }
 
 TEST_F(TraceTailTest, FrameWithABadCrcHoldsBackItAndWhatFollowsUntilTheRunIsOver) {
-  TraceTail tail(path_);
+  TraceTail tail(path_, IoTraceKind());
   Append(path_, FileHeader() + Frame("first"));  // 16 + 17
   EXPECT_EQ(Sendable(tail, false), 33u);
   Append(path_, Frame("damaged", true) + Frame("after it"));  // 19 + 20
@@ -62,7 +62,7 @@ TEST_F(TraceTailTest, FrameWithABadCrcHoldsBackItAndWhatFollowsUntilTheRunIsOver
 }
 
 TEST_F(TraceTailTest, FrameLongerThanTheFormatAllowsIsHeldBack) {
-  TraceTail tail(path_);
+  TraceTail tail(path_, IoTraceKind());
   std::string frame = Frame("x");
   format::PutU32(reinterpret_cast<uint8_t*>(frame.data()) + 4, format::kMaxFramePayload + 1);
   Append(path_, FileHeader() + frame);
@@ -71,15 +71,15 @@ TEST_F(TraceTailTest, FrameLongerThanTheFormatAllowsIsHeldBack) {
 }
 
 TEST_F(TraceTailTest, FileThatIsNotATraceIsSentOnlyWhenTheRunIsOver) {
-  TraceTail tail(path_);
+  TraceTail tail(path_, IoTraceKind());
   Append(path_, std::string("NOTATRACEFILE...") + Frame("frame"));
   EXPECT_EQ(Sendable(tail, false), 0u);
   EXPECT_EQ(Sendable(tail, true), 16u + 17);
 }
 
 TEST_F(TraceTailTest, MissingFileIsAnErrorNamingIt) {
-  TraceTail tail(path_);
-  auto end = tail.SendableEnd(false);
+  TraceTail tail(path_, IoTraceKind());
+  auto end = tail.SafeEnd(false);
   ASSERT_FALSE(end.ok());
   EXPECT_EQ(end.status().message(),
             "cannot open trace file " + path_ + ": No such file or directory");

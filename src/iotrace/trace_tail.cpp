@@ -1,15 +1,17 @@
-#include "iotrace/transport/trace_tail.h"
+// trace_tail.cpp — TraceTail: the whole, checked frames of a growing trace file.
+#include "iotrace/trace_tail.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#include <cstring>
+#include <cerrno>
 #include <vector>
 
 #include "core/unique_fd.h"
 #include "iotrace/trace_format.h"
 
-namespace fathom::iotrace::transport {
+namespace fathom::iotrace {
 namespace {
 
 namespace f = format;
@@ -29,7 +31,11 @@ Result<bool> ReadAt(int fd, uint8_t* out, size_t size, uint64_t offset, const st
 
 }  // namespace
 
-Result<uint64_t> TraceTail::SendableEnd(bool run_over) {
+TraceKind IoTraceKind() {
+  return {std::string_view(f::kFileMagic, sizeof(f::kFileMagic)), {f::kFrameMagic, f::kMaxFramePayload}};
+}
+
+Result<uint64_t> TraceTail::SafeEnd(bool run_over) {
   UniqueFd fd(open(path_.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return Status::FromErrno(errno, "cannot open trace file " + path_);
   struct stat st {};
@@ -41,7 +47,9 @@ Result<uint64_t> TraceTail::SendableEnd(bool run_over) {
     uint8_t header[f::kFileHeaderSize];
     if (size < sizeof(header)) return verified_;
     FATHOM_ASSIGN_OR_RETURN(const bool whole, ReadAt(fd.get(), header, sizeof(header), 0, path_));
-    if (!whole || std::memcmp(header, f::kFileMagic, sizeof(f::kFileMagic)) != 0) return verified_;
+    if (!whole || std::string_view(reinterpret_cast<const char*>(header), kind_.file_magic.size()) != kind_.file_magic) {
+      return verified_;
+    }
     verified_ = sizeof(header);
   }
   std::vector<uint8_t> payload;
@@ -50,7 +58,7 @@ Result<uint64_t> TraceTail::SendableEnd(bool run_over) {
     FATHOM_ASSIGN_OR_RETURN(bool whole, ReadAt(fd.get(), header, sizeof(header), verified_, path_));
     if (!whole) break;
     const uint32_t length = f::GetU32(header + 4);
-    if (f::GetU32(header) != f::kFrameMagic || length > f::kMaxFramePayload) break;
+    if (f::GetU32(header) != kind_.frames.magic || length > kind_.frames.max_payload) break;
     const uint64_t end = verified_ + sizeof(header) + length;
     if (end > size) break;
     payload.resize(length);
@@ -62,4 +70,4 @@ Result<uint64_t> TraceTail::SendableEnd(bool run_over) {
   return verified_;
 }
 
-}  // namespace fathom::iotrace::transport
+}  // namespace fathom::iotrace
