@@ -3,6 +3,7 @@
 // FATHOM_WEB_KEEP=1 keeps the fixture's directory; FATHOM_WEB_ASSETS=web/dist tests the pages
 // of that directory instead of those compiled into fathom.
 import { after, before, describe } from 'node:test';
+import { aggregatorTests } from './aggregator.test.mjs';
 import { apiClient } from './api-client.mjs';
 import { launchBrowser } from './browser.mjs';
 import { catalogTests } from './catalog.test.mjs';
@@ -36,6 +37,7 @@ describe('fathom serve pages', { timeout: 150000 }, () => {
   });
   loginTests(ctx);
   overviewTests(ctx);
+  aggregatorTests(ctx);
   catalogTests(ctx);
   eventsTests(ctx);
   restrictedTests(ctx);

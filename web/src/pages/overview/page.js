@@ -101,6 +101,8 @@ export default {
       part(overflows.body, (o) => overflowsTable(o.recent_overflows));
       part(errors.body, (o) => errorsList(o.errors));
       answer.then((o) => {
+        // A server that follows an aggregator (--from) without a store shows the aggregator there.
+        store.el.querySelector('h2').textContent = !o.store && o.aggregator ? 'Aggregator' : 'Event store';
         if (seeded) return;
         seeded = true;
         if (o.rates) {
