@@ -149,18 +149,18 @@ bool WriteStream(StreamState& st, httplib::DataSink& sink) {
   if (!events.empty()) {
     st.after = events.back().id;
     std::string batch;
-    uint64_t sent = 0;
+    KindCounts::Map sent;
     for (const Event& e : events) {
       if (!st.access.Everything() && st.access.Covers(e.path)) {
         for (std::string_view k : KindNameList(e.mask & ~kind::kIsDir)) ++st.visible[{e.source, std::string(k)}];
       }
       if (!st.query.Matches(e, st.access)) continue;
-      ++sent;
+      for (std::string_view k : KindNameList(e.mask & ~kind::kIsDir)) ++sent[{e.source, std::string(k)}];
       batch += batch.empty() ? "[" : ",";
       AppendEventJson(e, batch);
     }
     if (!batch.empty()) out += "event: events\ndata: " + batch + "]\n\n";
-    st.ctx->counters.events_streamed += sent;
+    if (!sent.empty()) st.ctx->counters.events_out.Add(sent);
   }
   int64_t now_s = NowNs() / 1'000'000'000;
   if (now_s > st.rates_second) {

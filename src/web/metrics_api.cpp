@@ -176,8 +176,12 @@ void AddServerSeries(ServeContext& ctx, prometheus::Registry& r) {
   requests.Add({{"outcome", "failed"}}).Increment(static_cast<double>(c.failed.load()));
   Gauge(r, "fathom_http_requests_in_flight", "Requests being answered", c.in_flight.load());
   Gauge(r, "fathom_http_event_streams", "Open event streams", c.streams.load());
-  BuildCounter().Name("fathom_http_events_streamed_total").Help("Events written to the live event streams")
-      .Register(r).Add({}).Increment(static_cast<double>(c.events_streamed.load()));
+  auto& out = BuildCounter().Name("fathom_events_out_total")
+                  .Help("Events written to the live event streams since this server started, per source and kind")
+                  .Register(r);
+  for (const auto& [key, n] : c.events_out.Get()) {
+    out.Add({{"source", key.first}, {"kind", key.second}}).Increment(static_cast<double>(n));
+  }
 }
 
 void Metrics(ServeContext& ctx, const httplib::Request& req, httplib::Response& res) {

@@ -9,9 +9,12 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "fathom/catalog.h"
 #include "fathom/store.h"
@@ -27,6 +30,24 @@
 
 namespace fathom::web {
 
+// Counts per (source, kind), added to by any thread.
+class KindCounts {
+ public:
+  using Map = std::map<std::pair<std::string, std::string>, uint64_t>;
+  void Add(const Map& counts) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [key, n] : counts) counts_[key] += n;
+  }
+  Map Get() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return counts_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  Map counts_;
+};
+
 struct RequestCounters {
   std::atomic<uint64_t> served{0};
   std::atomic<uint64_t> refused_auth{0};   // 401 and 403
@@ -35,7 +56,7 @@ struct RequestCounters {
   std::atomic<uint64_t> failed{0};         // 5xx
   std::atomic<int> in_flight{0};
   std::atomic<int> streams{0};
-  std::atomic<uint64_t> events_streamed{0};  // events written to the live streams
+  KindCounts events_out;  // events written to the live streams
 };
 
 struct ServeContext {
