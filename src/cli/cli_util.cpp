@@ -158,8 +158,6 @@ void AddConnectionOptions(CLI::App& cmd, client::KeyArgs& keys, BusOptions& bus,
       ->check(CLI::Range(1, 5));
 }
 
-// --since: a date ("2026-11-20", "2026-11-20 14:30[:00]", local time) or an age ("7d", "12h",
-// "90m", plain seconds) before now.
 Result<int64_t> DurationNs(const std::string& option, const std::string& text) {
   auto ns = condition::ParseDuration(text);
   if (!ns || *ns <= 0) {
@@ -168,6 +166,8 @@ Result<int64_t> DurationNs(const std::string& option, const std::string& text) {
   return *ns;
 }
 
+// --since: a date ("2026-11-20", "2026-11-20 14:30[:00]", local time) or an age ("7d", "12h",
+// "90m", plain seconds) before now.
 Result<int64_t> ParseSince(const std::string& text) {
   if (text.empty()) return int64_t{0};
   for (const char* form : {"%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d"}) {

@@ -45,11 +45,10 @@ class FromAggregator final : public EventHistory {
       : endpoint_(std::move(endpoint)), keys_(std::move(keys)), patience_(patience) {}
 
   Result<IdRange> Held() override {
-    FATHOM_ASSIGN_OR_RETURN(std::string text, RequestAggregatorStats(endpoint_, keys_, std::min<std::chrono::milliseconds>(patience_, kCountersWait)));
-    auto j = nlohmann::json::parse(text, nullptr, false);
-    if (!j.is_object() || !j.contains("last_id")) {
-      return Status::Error("the aggregator at " + endpoint_ + " answered counters without ids: " + text.substr(0, 200));
-    }
+    FATHOM_ASSIGN_OR_RETURN(
+        const nlohmann::json j,
+        AggregatorCounters(endpoint_, keys_, std::min<std::chrono::milliseconds>(patience_, kCountersWait)));
+    if (!j.contains("last_id")) return Status::Error("the aggregator at " + endpoint_ + " answered counters without ids");
     return IdRange{j.value("first_id", uint64_t{1}), j.value("last_id", uint64_t{0})};
   }
 
@@ -91,6 +90,14 @@ class FromAggregator final : public EventHistory {
 };
 
 }  // namespace
+
+Result<nlohmann::json> AggregatorCounters(const std::string& endpoint, const ClientKeys& keys,
+                                          std::chrono::milliseconds timeout) {
+  FATHOM_ASSIGN_OR_RETURN(std::string text, RequestAggregatorStats(endpoint, keys, timeout));
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) return Status::Error("the aggregator at " + endpoint + " answered counters that are not JSON");
+  return j;
+}
 
 std::unique_ptr<EventHistory> StoreHistory(HandlePool<EventStore>& stores) {
   return std::make_unique<FromStore>(stores);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "fathom/client.h"
@@ -34,6 +35,11 @@ class EventHistory {
 
 // Reads through handles of `stores`, which outlives it.
 std::unique_ptr<EventHistory> StoreHistory(HandlePool<EventStore>& stores);
+
+// The aggregator's counters (its Stats message, docs/protocol.md) as a JSON object; an answer
+// that is none is an error naming the aggregator.
+Result<nlohmann::json> AggregatorCounters(const std::string& endpoint, const ClientKeys& keys,
+                                          std::chrono::milliseconds timeout);
 
 // Reads from the aggregator at `endpoint`; a read that gets nothing for `patience` (Held: 2 s at
 // most) fails with an error naming the aggregator.

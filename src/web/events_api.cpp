@@ -114,6 +114,11 @@ void One(ServeContext& ctx, const httplib::Request& req, httplib::Response& res,
   ReplyJsonText(res, std::move(out));
 }
 
+// Counts `e` once per kind it has, under its source.
+void CountKinds(const Event& e, KindCounts::Map& counts) {
+  for (std::string_view k : KindNameList(e.mask & ~kind::kIsDir)) ++counts[{e.source, std::string(k)}];
+}
+
 // One client's stream: where it is, what it wants, when it last heard of rates.
 struct StreamState {
   ServeContext* ctx = nullptr;
@@ -123,7 +128,7 @@ struct StreamState {
   int64_t rates_second = 0;
   // For a caller without the grant "/": its visible events per (source, kind) since the last
   // rates message (the tail's counts cover every path).
-  std::map<std::pair<std::string, std::string>, uint64_t> visible;
+  KindCounts::Map visible;
   std::chrono::steady_clock::time_point last_write = std::chrono::steady_clock::now();
 };
 
@@ -152,10 +157,10 @@ bool WriteStream(StreamState& st, httplib::DataSink& sink) {
     KindCounts::Map sent;
     for (const Event& e : events) {
       if (!st.access.Everything() && st.access.Covers(e.path)) {
-        for (std::string_view k : KindNameList(e.mask & ~kind::kIsDir)) ++st.visible[{e.source, std::string(k)}];
+        CountKinds(e, st.visible);
       }
       if (!st.query.Matches(e, st.access)) continue;
-      for (std::string_view k : KindNameList(e.mask & ~kind::kIsDir)) ++sent[{e.source, std::string(k)}];
+      CountKinds(e, sent);
       batch += batch.empty() ? "[" : ",";
       AppendEventJson(e, batch);
     }

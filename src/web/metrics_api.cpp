@@ -28,6 +28,14 @@ void Gauge(prometheus::Registry& r, const std::string& name, const std::string& 
   BuildGauge().Name(name).Help(help).Register(r).Add(labels).Set(value);
 }
 
+// A counter per (source, kind).
+void KindCounter(prometheus::Registry& r, const std::string& name, const std::string& help, const KindCounts::Map& counts) {
+  auto& family = BuildCounter().Name(name).Help(help).Register(r);
+  for (const auto& [key, n] : counts) {
+    family.Add({{"source", key.first}, {"kind", key.second}}).Increment(static_cast<double>(n));
+  }
+}
+
 void AddStoreSeries(ServeContext& ctx, prometheus::Registry& r, std::optional<uint64_t>& last_id) {
   auto state = ReadStoreState(ctx);
   Gauge(r, "fathom_store_up", "1 when the event store reads", state.ok() ? 1 : 0);
@@ -45,12 +53,9 @@ void AddStoreSeries(ServeContext& ctx, prometheus::Registry& r, std::optional<ui
 
 // The events the tail read since the server started (from the store, or from the aggregator).
 void AddTailSeries(ServeContext& ctx, prometheus::Registry& r) {
-  auto& events = BuildCounter().Name("fathom_events_in_total")
-                     .Help("Events that reached the store (or the aggregator) since this server started, per source and kind")
-                     .Register(r);
-  for (const auto& [key, n] : ctx.tail->Totals()) {
-    events.Add({{"source", key.first}, {"kind", key.second}}).Increment(static_cast<double>(n));
-  }
+  KindCounter(r, "fathom_events_in_total",
+              "Events that reached the store (or the aggregator) since this server started, per source and kind",
+              ctx.tail->Totals());
 }
 
 // The counters of the aggregator given to --from.
@@ -176,12 +181,9 @@ void AddServerSeries(ServeContext& ctx, prometheus::Registry& r) {
   requests.Add({{"outcome", "failed"}}).Increment(static_cast<double>(c.failed.load()));
   Gauge(r, "fathom_http_requests_in_flight", "Requests being answered", c.in_flight.load());
   Gauge(r, "fathom_http_event_streams", "Open event streams", c.streams.load());
-  auto& out = BuildCounter().Name("fathom_events_out_total")
-                  .Help("Events written to the live event streams since this server started, per source and kind")
-                  .Register(r);
-  for (const auto& [key, n] : c.events_out.Get()) {
-    out.Add({{"source", key.first}, {"kind", key.second}}).Increment(static_cast<double>(n));
-  }
+  KindCounter(r, "fathom_events_out_total",
+              "Events written to the live event streams since this server started, per source and kind",
+              c.events_out.Get());
 }
 
 void Metrics(ServeContext& ctx, const httplib::Request& req, httplib::Response& res) {

@@ -33,11 +33,7 @@ Result<StoreState> ReadStoreState(ServeContext& ctx) {
 }
 
 Result<nlohmann::json> ReadAggregatorState(ServeContext& ctx) {
-  const ServeOptions& o = ctx.options;
-  FATHOM_ASSIGN_OR_RETURN(std::string text, RequestAggregatorStats(o.from, o.from_keys, std::chrono::seconds(2)));
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (!j.is_object()) return Status::Error("the aggregator at " + o.from + " answered counters that are not JSON");
-  return j;
+  return AggregatorCounters(ctx.options.from, ctx.options.from_keys, std::chrono::seconds(2));
 }
 
 Result<CatalogState> ReadCatalogState(ServeContext& ctx, std::optional<uint64_t> store_last_id) {
