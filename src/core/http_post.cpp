@@ -8,8 +8,9 @@
 // The pre-request callback would only run once a connection is already open.
 #include "core/http_post.h"
 
+#include "core/libcurl_api.h"
+
 #include <arpa/inet.h>
-#include <curl/curl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -19,10 +20,12 @@ namespace fathom {
 namespace {
 
 struct CurlDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+  const LibCurl* lib;
+  void operator()(CURL* c) const { lib->curl_easy_cleanup(c); }
 };
 struct ListDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+  const LibCurl* lib;
+  void operator()(curl_slist* l) const { lib->curl_slist_free_all(l); }
 };
 
 size_t Discard(char*, size_t size, size_t n, void*) { return size * n; }
@@ -52,9 +55,9 @@ curl_socket_t OpenVetted(void* clientp, curlsocktype, curl_sockaddr* address) {
   return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
 }
 
-std::string Header(CURL* curl, const char* name) {
+std::string Header(const LibCurl& lib, CURL* curl, const char* name) {
   curl_header* h = nullptr;
-  if (curl_easy_header(curl, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK || h == nullptr) return {};
+  if (lib.curl_easy_header(curl, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK || h == nullptr) return {};
   return h->value;
 }
 
@@ -84,9 +87,15 @@ HttpAnswer::Transport TransportOf(CURLcode rc) {
 
 HttpAnswer PostHttp(const HttpPost& post) {
   HttpAnswer answer;
-  std::unique_ptr<curl_slist, ListDeleter> headers;
-  for (const std::string& h : post.headers) headers.reset(curl_slist_append(headers.release(), h.c_str()));
-  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  auto loaded = LoadLibCurl();
+  if (!loaded.ok()) {
+    answer.error = loaded.status().message();
+    return answer;
+  }
+  const LibCurl& lib = **loaded;
+  std::unique_ptr<curl_slist, ListDeleter> headers(nullptr, ListDeleter{&lib});
+  for (const std::string& h : post.headers) headers.reset(lib.curl_slist_append(headers.release(), h.c_str()));
+  std::unique_ptr<CURL, CurlDeleter> curl(lib.curl_easy_init(), CurlDeleter{&lib});
   if (!curl) {
     answer.error = "cannot start libcurl";
     return answer;
@@ -94,34 +103,34 @@ HttpAnswer PostHttp(const HttpPost& post) {
   char error[CURL_ERROR_SIZE] = {};
   Vetting vetting{&post.vet_address, {}};
   CURL* c = curl.get();
-  curl_easy_setopt(c, CURLOPT_URL, post.url.c_str());
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(c, CURLOPT_POSTFIELDS, post.body.c_str());
-  curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(post.body.size()));
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(post.timeout_ns / 1'000'000));
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &Discard);
+  lib.curl_easy_setopt(c, CURLOPT_URL, post.url.c_str());
+  lib.curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  lib.curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+  lib.curl_easy_setopt(c, CURLOPT_POSTFIELDS, post.body.c_str());
+  lib.curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(post.body.size()));
+  lib.curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+  lib.curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(post.timeout_ns / 1'000'000));
+  lib.curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  lib.curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
+  lib.curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &Discard);
   if (post.vet_address) {
-    curl_easy_setopt(c, CURLOPT_PROXY, "");
-    curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, &OpenVetted);
-    curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &vetting);
+    lib.curl_easy_setopt(c, CURLOPT_PROXY, "");
+    lib.curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, &OpenVetted);
+    lib.curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &vetting);
   }
-  const CURLcode rc = curl_easy_perform(c);
+  const CURLcode rc = lib.curl_easy_perform(c);
   answer.transport = TransportOf(rc);
   if (rc != CURLE_OK) {
-    answer.error = error[0] != '\0' ? error : curl_easy_strerror(rc);
+    answer.error = error[0] != '\0' ? error : lib.curl_easy_strerror(rc);
     if (!vetting.refused.empty() && rc == CURLE_COULDNT_CONNECT) {
       answer.transport = HttpAnswer::kRefusedAddress;
       answer.error = vetting.refused;
     }
     return answer;
   }
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &answer.status);
-  answer.retry_after = Header(c, "Retry-After");
-  answer.location = Header(c, "Location");
+  lib.curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &answer.status);
+  answer.retry_after = Header(lib, c, "Retry-After");
+  answer.location = Header(lib, c, "Location");
   return answer;
 }
 

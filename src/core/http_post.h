@@ -7,9 +7,12 @@
 // error's message. With `vet_address`, proxies from the environment are not used (the checked
 // address must be the target's). `answer.retry_after` is the Retry-After header as sent.
 //
-// Ownership: nothing is kept after the call. Threading: any thread (CURLOPT_NOSIGNAL); the
-// call blocks until the exchange ends. curl_global_init must have run (it does on first use
-// of libcurl in a single-threaded start, or explicitly by the program).
+// libcurl is loaded on the first call (core/libcurl_api.h); when it cannot be, the answer is
+// kFailed with an error naming the package to install.
+//
+// Ownership: nothing is kept after the call. Threading: any thread (CURLOPT_NOSIGNAL; libcurl
+// 7.84 and later initialises itself safely on a first use from several threads); the call
+// blocks until the exchange ends.
 #pragma once
 
 #include <cstdint>

@@ -29,27 +29,27 @@ bool Contains(std::string_view text, std::string_view part) {
 std::string Quoted(const char* value) { return std::string("\"") + (value != nullptr ? value : "") + "\""; }
 
 std::string HostPort(const PGconn* conn) {
-  const char* host = PQhost(conn);
-  const char* port = PQport(conn);
+  const char* host = Pq().PQhost(conn);
+  const char* port = Pq().PQport(conn);
   return std::string(host != nullptr ? host : "") + ":" + (port != nullptr ? port : "");
 }
 
 // The cause and the remedy of a failed connection, from libpq's message.
 std::string ConnectCause(const PGconn* conn, std::string_view message) {
-  const std::string user = Quoted(PQuser(conn));
+  const std::string user = Quoted(Pq().PQuser(conn));
   if (Contains(message, "password authentication failed") ||
       Contains(message, "authentication failed for user")) {
     return "authentication failed for user " + user +
            ": check the password in the URI, PGPASSWORD or ~/.pgpass";
   }
-  if (PQconnectionNeedsPassword(conn) != 0 || Contains(message, "no password supplied")) {
+  if (Pq().PQconnectionNeedsPassword(conn) != 0 || Contains(message, "no password supplied")) {
     return "the server wants a password for user " + user +
            " and none was given: put it in ~/.pgpass, PGPASSWORD or the URI";
   }
   if (Contains(message, "database \"") && Contains(message, "does not exist")) {
-    return "database " + Quoted(PQdb(conn)) + " does not exist: create it (createdb -O " +
-           (PQuser(conn) != nullptr ? PQuser(conn) : "USER") + " " +
-           (PQdb(conn) != nullptr ? PQdb(conn) : "DATABASE") +
+    return "database " + Quoted(Pq().PQdb(conn)) + " does not exist: create it (createdb -O " +
+           (Pq().PQuser(conn) != nullptr ? Pq().PQuser(conn) : "USER") + " " +
+           (Pq().PQdb(conn) != nullptr ? Pq().PQdb(conn) : "DATABASE") +
            ") or fix the database in the URI";
   }
   if (Contains(message, "role \"") && Contains(message, "does not exist")) {
@@ -92,8 +92,8 @@ std::string StatementRemedy(std::string_view sqlstate) {
 }  // namespace
 
 std::string DescribeServer(const PGconn* conn) {
-  return "catalog database " + Quoted(PQdb(conn)) + " on " + HostPort(conn) + " as user " +
-         Quoted(PQuser(conn));
+  return "catalog database " + Quoted(Pq().PQdb(conn)) + " on " + HostPort(conn) + " as user " +
+         Quoted(Pq().PQuser(conn));
 }
 
 Status ConnectError(const PGconn* conn, std::string_view what) {
@@ -101,15 +101,15 @@ Status ConnectError(const PGconn* conn, std::string_view what) {
     return Status::Error("catalog database: " + std::string(what) +
                          ": out of memory starting a connection");
   }
-  const std::string message = OneLine(PQerrorMessage(conn));
+  const std::string message = OneLine(Pq().PQerrorMessage(conn));
   return Status::Error(DescribeServer(conn) + ": " + std::string(what) + ": " +
                            ConnectCause(conn, message) + " (postgresql: " + message + ")",
                        ConnectionLostCode());
 }
 
 bool ConnectionLost(const PGconn* conn, const PGresult* result) {
-  if (conn == nullptr || PQstatus(conn) == CONNECTION_BAD) return true;
-  const char* sqlstate = result != nullptr ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
+  if (conn == nullptr || Pq().PQstatus(conn) == CONNECTION_BAD) return true;
+  const char* sqlstate = result != nullptr ? Pq().PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
   if (sqlstate == nullptr) return false;
   // Class 08: connection exception; 57P01-57P03: shut down, crashed, cannot connect now.
   return std::strncmp(sqlstate, "08", 2) == 0 || std::strncmp(sqlstate, "57P0", 4) == 0;
@@ -118,14 +118,14 @@ bool ConnectionLost(const PGconn* conn, const PGresult* result) {
 std::error_code ConnectionLostCode() { return std::make_error_code(std::errc::connection_aborted); }
 
 std::string FailureDetail(const PGconn* conn, const PGresult* result) {
-  const char* primary = result != nullptr ? PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
+  const char* primary = result != nullptr ? Pq().PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
   if (primary != nullptr) return OneLine(primary);
-  return conn != nullptr ? OneLine(PQerrorMessage(conn)) : "no connection";
+  return conn != nullptr ? OneLine(Pq().PQerrorMessage(conn)) : "no connection";
 }
 
 Status StatementError(const std::string& server, const PGconn* conn, const PGresult* result,
                       std::string_view what) {
-  const char* sqlstate = result != nullptr ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
+  const char* sqlstate = result != nullptr ? Pq().PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
   const std::string message = FailureDetail(conn, result);
   if (sqlstate == nullptr) {
     return Status::Error(server + ": " + std::string(what) + ": " + message);

@@ -8,7 +8,7 @@
 // as its code. Free functions, safe from any thread on distinct connections.
 #pragma once
 
-#include <libpq-fe.h>
+#include "catalog/postgres/libpq_api.h"
 
 #include <string>
 #include <string_view>

@@ -6,7 +6,7 @@
 // thread-safe: one thread at a time, like the Session that owns them.
 #pragma once
 
-#include <libpq-fe.h>
+#include "catalog/postgres/libpq_api.h"
 
 #include <utility>
 
@@ -16,11 +16,11 @@ class PgResult {
  public:
   PgResult() = default;
   explicit PgResult(PGresult* result) : result_(result) {}
-  ~PgResult() { PQclear(result_); }
+  ~PgResult() { Clear(); }
   PgResult(PgResult&& other) noexcept : result_(std::exchange(other.result_, nullptr)) {}
   PgResult& operator=(PgResult&& other) noexcept {
     if (this != &other) {
-      PQclear(result_);
+      Clear();
       result_ = std::exchange(other.result_, nullptr);
     }
     return *this;
@@ -31,10 +31,15 @@ class PgResult {
   PGresult* get() const { return result_; }
   // libpq returns no result when it runs out of memory or cannot send: that is a failure too.
   ExecStatusType status() const {
-    return result_ != nullptr ? PQresultStatus(result_) : PGRES_FATAL_ERROR;
+    return result_ != nullptr ? Pq().PQresultStatus(result_) : PGRES_FATAL_ERROR;
   }
 
  private:
+  // Only a result libpq made (so libpq is loaded) is cleared.
+  void Clear() {
+    if (result_ != nullptr) Pq().PQclear(result_);
+  }
+
   PGresult* result_ = nullptr;
 };
 
@@ -42,11 +47,11 @@ class PgConn {
  public:
   PgConn() = default;
   explicit PgConn(PGconn* conn) : conn_(conn) {}
-  ~PgConn() { PQfinish(conn_); }
+  ~PgConn() { Finish(); }
   PgConn(PgConn&& other) noexcept : conn_(std::exchange(other.conn_, nullptr)) {}
   PgConn& operator=(PgConn&& other) noexcept {
     if (this != &other) {
-      PQfinish(conn_);
+      Finish();
       conn_ = std::exchange(other.conn_, nullptr);
     }
     return *this;
@@ -58,6 +63,10 @@ class PgConn {
   explicit operator bool() const { return conn_ != nullptr; }
 
  private:
+  void Finish() {
+    if (conn_ != nullptr) Pq().PQfinish(conn_);
+  }
+
   PGconn* conn_ = nullptr;
 };
 

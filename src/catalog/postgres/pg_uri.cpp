@@ -1,6 +1,6 @@
 #include "catalog/postgres/pg_uri.h"
 
-#include <libpq-fe.h>
+#include "catalog/postgres/libpq_api.h"
 
 #include <string>
 
@@ -20,16 +20,17 @@ Status CheckUri(std::string_view uri) {
     return Status::Error("catalog URI: not a PostgreSQL URI (it starts with neither "
                          "postgresql:// nor postgres://): write it as " + std::string(kForm));
   }
+  FATHOM_RETURN_IF_ERROR(LoadLibPq().status());
   char* error = nullptr;
-  PQconninfoOption* options = PQconninfoParse(std::string(uri).c_str(), &error);
+  PQconninfoOption* options = Pq().PQconninfoParse(std::string(uri).c_str(), &error);
   if (options == nullptr) {
     std::string message = error != nullptr ? error : "out of memory";
-    PQfreemem(error);
+    Pq().PQfreemem(error);
     while (!message.empty() && message.back() == '\n') message.pop_back();
     return Status::Error("catalog URI: libpq cannot read it (" + message + "): write it as " +
                          std::string(kForm) + "[?sslmode=...]");
   }
-  PQconninfoFree(options);
+  Pq().PQconninfoFree(options);
   return Status::Ok();
 }
 

@@ -31,8 +31,8 @@ const char* Param::data() const {
 }
 
 int64_t Rows::Int(int row, int column) const {
-  const char* value = PQgetvalue(result_.get(), row, column);
-  switch (PQgetlength(result_.get(), row, column)) {
+  const char* value = Pq().PQgetvalue(result_.get(), row, column);
+  switch (Pq().PQgetlength(result_.get(), row, column)) {
     case 0:
       return 0;  // NULL
     case 2: {
@@ -46,7 +46,7 @@ int64_t Rows::Int(int row, int column) const {
       return static_cast<int32_t>(be32toh(v));
     }
     default: {
-      assert(PQgetlength(result_.get(), row, column) == 8 && "Rows::Int on a non-integer column");
+      assert(Pq().PQgetlength(result_.get(), row, column) == 8 && "Rows::Int on a non-integer column");
       uint64_t v;
       std::memcpy(&v, value, sizeof v);
       return static_cast<int64_t>(be64toh(v));
@@ -55,7 +55,7 @@ int64_t Rows::Int(int row, int column) const {
 }
 
 int64_t Rows::affected() const {
-  const char* tuples = PQcmdTuples(result_.get());
+  const char* tuples = Pq().PQcmdTuples(result_.get());
   return tuples[0] != '\0' ? std::strtoll(tuples, nullptr, 10) : 0;
 }
 

@@ -11,7 +11,7 @@
 // values, safe to use from one thread at a time.
 #pragma once
 
-#include <libpq-fe.h>
+#include "catalog/postgres/libpq_api.h"
 
 #include <cstdint>
 #include <string_view>
@@ -51,18 +51,18 @@ class Rows {
  public:
   explicit Rows(PgResult result) : result_(std::move(result)) {}
 
-  int size() const { return PQntuples(result_.get()); }
-  int columns() const { return PQnfields(result_.get()); }
-  bool IsNull(int row, int column) const { return PQgetisnull(result_.get(), row, column) != 0; }
+  int size() const { return Pq().PQntuples(result_.get()); }
+  int columns() const { return Pq().PQnfields(result_.get()); }
+  bool IsNull(int row, int column) const { return Pq().PQgetisnull(result_.get(), row, column) != 0; }
   // A column's type (PostgreSQL's type OID; Type's values for bigint, bytea and text).
-  Oid type(int column) const { return PQftype(result_.get(), column); }
+  Oid type(int column) const { return Pq().PQftype(result_.get(), column); }
   // The value of a smallint, integer or bigint column (NULL reads 0). Cast other types in the
   // SQL: sum() of a bigint is a numeric, so write sum(x)::bigint.
   int64_t Int(int row, int column) const;
   // The bytes of a bytea or text column, valid while this Rows lives.
   std::string_view Bytes(int row, int column) const {
-    return {PQgetvalue(result_.get(), row, column),
-            static_cast<size_t>(PQgetlength(result_.get(), row, column))};
+    return {Pq().PQgetvalue(result_.get(), row, column),
+            static_cast<size_t>(Pq().PQgetlength(result_.get(), row, column))};
   }
   // How many rows an INSERT, UPDATE, DELETE or COPY touched (0 for other statements).
   int64_t affected() const;

@@ -37,10 +37,10 @@ Status Session::Connect(std::string_view what) {
   const char* server_options = options_.read_only ? "-c default_transaction_read_only=on" : "";
   const char* keys[] = {"connect_timeout", "fallback_application_name", "options", "dbname", nullptr};
   const char* values[] = {timeout.c_str(), "fathom", server_options, uri_.c_str(), nullptr};
-  PgConn conn(PQconnectdbParams(keys, values, /*expand_dbname=*/1));
+  PgConn conn(Pq().PQconnectdbParams(keys, values, /*expand_dbname=*/1));
   if (conn) server_ = DescribeServer(conn.get());
-  if (!conn || PQstatus(conn.get()) != CONNECTION_OK) return ConnectError(conn.get(), what);
-  PQsetNoticeProcessor(conn.get(), IgnoreNotice, nullptr);
+  if (!conn || Pq().PQstatus(conn.get()) != CONNECTION_OK) return ConnectError(conn.get(), what);
+  Pq().PQsetNoticeProcessor(conn.get(), IgnoreNotice, nullptr);
   conn_ = std::move(conn);
   ++connections_;
   return Status::Ok();
@@ -78,7 +78,7 @@ Status Session::Ready(std::string_view what) {
 }
 
 bool Session::InTransaction() const {
-  return conn_ && PQtransactionStatus(conn_.get()) != PQTRANS_IDLE;
+  return conn_ && Pq().PQtransactionStatus(conn_.get()) != PQTRANS_IDLE;
 }
 
 Status Session::Lost(const PgResult& result, std::string_view what, std::string_view consequence) {
@@ -105,7 +105,7 @@ Status Session::Failed(const PgResult& result, bool in_transaction, std::string_
 Status Session::Exec(std::string_view sql, std::string_view what) {
   FATHOM_RETURN_IF_ERROR(Ready(what));
   const bool in_transaction = InTransaction();
-  PgResult result(PQexec(conn_.get(), std::string(sql).c_str()));
+  PgResult result(Pq().PQexec(conn_.get(), std::string(sql).c_str()));
   const ExecStatusType status = result.status();
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return Status::Ok();
   return Failed(result, in_transaction, what);
@@ -124,7 +124,7 @@ Result<Rows> Session::Query(std::string_view sql, std::span<const Param> params,
     lengths.push_back(param.length());
   }
   const bool in_transaction = InTransaction();
-  PgResult result(PQexecParams(conn_.get(), std::string(sql).c_str(), static_cast<int>(params.size()),
+  PgResult result(Pq().PQexecParams(conn_.get(), std::string(sql).c_str(), static_cast<int>(params.size()),
                                types.data(), values.data(), lengths.data(), formats.data(),
                                /*resultFormat=binary*/ 1));
   const ExecStatusType status = result.status();
@@ -151,7 +151,7 @@ Status Session::EnsurePrepared(size_t index) {
   std::vector<Oid> types;
   for (Type type : prepared.types) types.push_back(static_cast<Oid>(type));
   const bool in_transaction = InTransaction();
-  PgResult result(PQprepare(conn_.get(), StatementName(index).c_str(), prepared.sql.c_str(),
+  PgResult result(Pq().PQprepare(conn_.get(), StatementName(index).c_str(), prepared.sql.c_str(),
                             static_cast<int>(types.size()), types.data()));
   if (result.status() != PGRES_COMMAND_OK) {
     return Failed(result, in_transaction, "prepare the statement to " + prepared.what);
@@ -193,7 +193,7 @@ Result<Rows> Session::Run(const Statement& statement, std::span<const Param> par
   FATHOM_RETURN_IF_ERROR(Ready(prepared.what));
   FATHOM_RETURN_IF_ERROR(EnsurePrepared(statement.index_));
   const bool in_transaction = InTransaction();
-  PgResult result(PQexecPrepared(conn_.get(), StatementName(statement.index_).c_str(),
+  PgResult result(Pq().PQexecPrepared(conn_.get(), StatementName(statement.index_).c_str(),
                                  static_cast<int>(params.size()), values.data(), lengths.data(),
                                  formats.data(), /*resultFormat=binary*/ 1));
   const ExecStatusType status = result.status();
@@ -208,7 +208,7 @@ Result<int64_t> Session::RunEach(const Statement& statement, std::span<const Par
   FATHOM_RETURN_IF_ERROR(Ready(what));
   FATHOM_RETURN_IF_ERROR(EnsurePrepared(statement.index_));
   const bool in_transaction = InTransaction();
-  if (PQenterPipelineMode(conn_.get()) != 1) {
+  if (Pq().PQenterPipelineMode(conn_.get()) != 1) {
     return StatementError(server_, conn_.get(), nullptr, what + " (pipeline mode)");
   }
   int64_t affected = 0;
@@ -217,7 +217,7 @@ Result<int64_t> Session::RunEach(const Statement& statement, std::span<const Par
     status = RunRoundTrip(statement.index_, params.subspan(at, std::min(n * kPipelineRuns, params.size() - at)),
                           in_transaction, affected);
   }
-  if (conn_) PQexitPipelineMode(conn_.get());
+  if (conn_) Pq().PQexitPipelineMode(conn_.get());
   if (!status.ok()) return status;
   return affected;
 }
@@ -235,18 +235,18 @@ Status Session::RunRoundTrip(size_t index, std::span<const Param> params, bool i
       values[i] = params[at + i].data();
       lengths[i] = params[at + i].length();
     }
-    if (PQsendQueryPrepared(conn_.get(), name.c_str(), static_cast<int>(n), values.data(), lengths.data(),
+    if (Pq().PQsendQueryPrepared(conn_.get(), name.c_str(), static_cast<int>(n), values.data(), lengths.data(),
                             formats.data(), /*resultFormat=binary*/ 1) != 1) {
       break;  // the connection failed: the results read below say how
     }
   }
-  PQpipelineSync(conn_.get());
+  Pq().PQpipelineSync(conn_.get());
   // Each run's result is followed by a null one; the sync's result ends the round trip.
   Status status;
   while (conn_) {
-    PgResult result(PQgetResult(conn_.get()));
+    PgResult result(Pq().PQgetResult(conn_.get()));
     if (result.get() == nullptr) {
-      if (PQstatus(conn_.get()) == CONNECTION_BAD) {
+      if (Pq().PQstatus(conn_.get()) == CONNECTION_BAD) {
         Status lost = Failed(result, in_transaction, prepared.what);  // forgets the connection
         if (status.ok()) status = lost;
       }
@@ -281,9 +281,9 @@ Status Session::Commit() {
   if (!InTransaction()) {
     return Status::Error(server_ + ": COMMIT: no transaction is open (BEGIN first)");
   }
-  PgResult result(PQexec(conn_.get(), "COMMIT"));
+  PgResult result(Pq().PQexec(conn_.get(), "COMMIT"));
   if (result.status() == PGRES_COMMAND_OK) {
-    if (std::strcmp(PQcmdStatus(result.get()), "COMMIT") == 0) return Status::Ok();
+    if (std::strcmp(Pq().PQcmdStatus(result.get()), "COMMIT") == 0) return Status::Ok();
     // The server answers ROLLBACK to the COMMIT of a transaction an error aborted.
     return Status::Error(server_ + ": COMMIT: a statement of the transaction had failed, so the "
                                    "server rolled it back: nothing of it was committed");
@@ -303,7 +303,7 @@ Status Session::Rollback() {
     return Status::Ok();
   }
   if (!InTransaction()) return Status::Ok();
-  PgResult result(PQexec(conn_.get(), "ROLLBACK"));
+  PgResult result(Pq().PQexec(conn_.get(), "ROLLBACK"));
   if (result.status() == PGRES_COMMAND_OK) return Status::Ok();
   if (ConnectionLost(conn_.get(), result.get())) {
     // The server rolls back the transaction of a connection that breaks.
@@ -316,7 +316,7 @@ Status Session::Rollback() {
 Result<int64_t> Session::Copy(std::string_view copy_sql, const CopyRows& rows, std::string_view what) {
   FATHOM_RETURN_IF_ERROR(Ready(what));
   const bool in_transaction = InTransaction();
-  PgResult start(PQexec(conn_.get(), std::string(copy_sql).c_str()));
+  PgResult start(Pq().PQexec(conn_.get(), std::string(copy_sql).c_str()));
   if (start.status() == PGRES_COMMAND_OK || start.status() == PGRES_TUPLES_OK) {
     return Status::Error(server_ + ": " + std::string(what) + ": the statement is not a COPY ... FROM STDIN");
   }
@@ -325,18 +325,18 @@ Result<int64_t> Session::Copy(std::string_view copy_sql, const CopyRows& rows, s
   auto put = [this](std::string_view data) {
     for (size_t at = 0; at < data.size(); at += kCopyPiece) {
       const size_t n = std::min(kCopyPiece, data.size() - at);
-      if (PQputCopyData(conn_.get(), data.data() + at, static_cast<int>(n)) != 1) return false;
+      if (Pq().PQputCopyData(conn_.get(), data.data() + at, static_cast<int>(n)) != 1) return false;
     }
     return true;
   };
   const bool sent = put(CopyRows::Header()) && put(rows.body()) && put(CopyRows::Trailer());
   // Ending the COPY with an error message makes the server drop what it received.
-  PQputCopyEnd(conn_.get(), sent ? nullptr : "the client could not send all the rows");
+  Pq().PQputCopyEnd(conn_.get(), sent ? nullptr : "the client could not send all the rows");
 
   // The COPY's own result, then nothing: read every result so the connection is ready again.
-  PgResult result(PQgetResult(conn_.get()));
-  for (PgResult more(PQgetResult(conn_.get())); more.get() != nullptr;
-       more = PgResult(PQgetResult(conn_.get()))) {
+  PgResult result(Pq().PQgetResult(conn_.get()));
+  for (PgResult more(Pq().PQgetResult(conn_.get())); more.get() != nullptr;
+       more = PgResult(Pq().PQgetResult(conn_.get()))) {
   }
   if (result.status() == PGRES_COMMAND_OK) return Rows(std::move(result)).affected();
   return Failed(result, in_transaction, what);
