@@ -149,6 +149,11 @@ class CatalogBackend {
   virtual Status ForEachTree(const std::function<void(EntryId, const Totals&)>& fn) = 0;
   virtual Status SetMulti(EntryId id, bool several_names) = 0;
   virtual Result<std::vector<EntryId>> MultiEntries() = 0;
+  // The names of directories a backend keeps apart to build paths from (SQLite's dirs table),
+  // for the recount to compare with the names: false when it keeps none.
+  virtual Result<bool> ForEachKeptDirectoryName(const std::function<void(const NameRow&)>&) { return false; }
+  // Recount(repair): that table filled again from the names.
+  virtual Status RefillDirectoryNames() { return Status::Ok(); }
   // Recount(repair): the kept statistics replaced wholesale.
   virtual Status ReplaceStatistics(const std::vector<AcctRow>& acct,
                                    const std::vector<std::pair<EntryId, Totals>>& tree,

@@ -4,6 +4,8 @@
 
 #include <map>
 #include <set>
+#include <string>
+#include <tuple>
 #include <unordered_map>
 
 namespace fathom::catalog {
@@ -47,6 +49,33 @@ void CompareAcct(const std::vector<AcctRow>& kept, const std::map<AcctKey, AcctR
   }
 }
 
+using DirName = std::tuple<EntryId, EntryId, std::string>;  // (directory, parent, name)
+
+std::string DirNameText(const DirName& d) {
+  return "'" + std::get<2>(d) + "' (directory " + std::to_string(std::get<0>(d)) + " in " +
+         std::to_string(std::get<1>(d)) + ")";
+}
+
+// Compares the backend's table of directory names, where it keeps one, with the directories'
+// names; true when they differ (each difference is added to `out`, the first 10 by name).
+Result<bool> CompareDirectoryNames(CatalogBackend& backend, const std::set<DirName>& real,
+                                   std::vector<std::string>& out) {
+  std::set<DirName> kept;
+  FATHOM_ASSIGN_OR_RETURN(bool keeps, backend.ForEachKeptDirectoryName([&](const NameRow& n) {
+    kept.emplace(n.id, n.parent, n.name);
+  }));
+  if (!keeps || kept == real) return false;
+  size_t listed = 0;
+  for (const DirName& d : kept) {
+    if (!real.contains(d) && listed++ < 10) out.push_back("directory name kept but not a name: " + DirNameText(d));
+  }
+  for (const DirName& d : real) {
+    if (!kept.contains(d) && listed++ < 10) out.push_back("directory name missing from the kept ones: " + DirNameText(d));
+  }
+  if (listed > 10) out.push_back(std::to_string(listed - 10) + " more directory names differ");
+  return true;
+}
+
 }  // namespace
 
 Result<RecountReport> RecountStatistics(CatalogBackend& backend, bool repair) {
@@ -69,6 +98,7 @@ Result<RecountReport> RecountStatistics(CatalogBackend& backend, bool repair) {
   // Two passes over the names: where each directory hangs, then every name up its chain.
   std::unordered_map<EntryId, EntryId> parent_of;
   std::unordered_map<EntryId, uint32_t> name_count;
+  std::set<DirName> dir_names;
   std::vector<std::string>& diff = report.differences;
   FATHOM_RETURN_IF_ERROR(backend.ForEachName([&](const NameRow& n) {
     ++report.names;
@@ -78,8 +108,10 @@ Result<RecountReport> RecountStatistics(CatalogBackend& backend, bool repair) {
                      " leads to entry " + std::to_string(n.id) + ", which does not exist");
     } else if (is_dir[n.id]) {
       parent_of[n.id] = n.parent;
+      dir_names.emplace(n.id, n.parent, n.name);
     }
   }));
+  FATHOM_ASSIGN_OR_RETURN(const bool dirs_differ, CompareDirectoryNames(backend, dir_names, diff));
   std::unordered_map<EntryId, Totals> tree;
   for (const auto& [id, dir] : is_dir) {
     if (dir) tree[id] = Totals{};
@@ -134,6 +166,7 @@ Result<RecountReport> RecountStatistics(CatalogBackend& backend, bool repair) {
     FATHOM_RETURN_IF_ERROR(backend.BeginWrite());
     Status status = backend.ReplaceStatistics(acct_rows, tree_rows,
                                               std::vector<EntryId>(multi.begin(), multi.end()));
+    if (status.ok() && dirs_differ) status = backend.RefillDirectoryNames();
     if (status.ok()) status = backend.CommitWrite();
     if (!status.ok()) {
       backend.RollbackWrite();

@@ -102,6 +102,7 @@ class SqliteBackend final : public CatalogBackend {
   SqliteBackend(Connection db, bool read_only) : db_(std::move(db)), read_only_(read_only) {}
 
   Status Prepare() {
+    FATHOM_RETURN_IF_ERROR(PrepareDirectoryNames());
     const std::string entries = kEntryColumns;
     const std::string attrs = kAttrs;
     struct Sql {
@@ -274,7 +275,7 @@ class SqliteBackend final : public CatalogBackend {
     return NamesIn(names_of_many_, ids, fn);
   }
   Status DirectoryNamesOfMany(std::span<const EntryId> ids, const std::function<void(const NameRow&)>& fn) override {
-    return NamesIn(dir_names_of_many_, ids, fn);
+    return NamesIn(dirs_.get() != nullptr ? dirs_ : dir_names_of_many_, ids, fn);
   }
   Status InsertName(const NameRow& row) override {
     insert_name_.BindInt(1, row.parent);
@@ -420,6 +421,19 @@ class SqliteBackend final : public CatalogBackend {
     }));
     return ids;
   }
+  Result<bool> ForEachKeptDirectoryName(const std::function<void(const NameRow&)>& fn) override {
+    if (dirs_.get() == nullptr) return false;
+    FATHOM_ASSIGN_OR_RETURN(Statement all, db_.Prepare("SELECT parent, name, id, 0 FROM dirs", "reading directory names"));
+    FATHOM_RETURN_IF_ERROR(Rows(all, "reading directory names", [&](const Statement& row) {
+      fn(ReadName(row));
+      return true;
+    }));
+    return true;
+  }
+  Status RefillDirectoryNames() override {
+    return dirs_.get() == nullptr ? Status::Ok() : catalog::RefillDirectoryNames(db_);
+  }
+
   Status ReplaceStatistics(const std::vector<AcctRow>& acct,
                            const std::vector<std::pair<EntryId, Totals>>& tree,
                            const std::vector<EntryId>& multi) override {
@@ -530,8 +544,16 @@ class SqliteBackend final : public CatalogBackend {
     return db_.Exec(sql.c_str(), "recording the first scan's generation");
   }
 
-  Status DeferQueryIndexes() override { return DropSecondaryIndexes(db_); }
-  Status BuildQueryIndexes() override { return BuildSecondaryIndexes(db_); }
+  Status DeferQueryIndexes() override {
+    dirs_ = Statement();
+    FATHOM_RETURN_IF_ERROR(DropDirectoryNames(db_));
+    return DropSecondaryIndexes(db_);
+  }
+  Status BuildQueryIndexes() override {
+    FATHOM_RETURN_IF_ERROR(KeepDirectoryNames(db_));
+    FATHOM_RETURN_IF_ERROR(PrepareDirectoryNames());
+    return BuildSecondaryIndexes(db_);
+  }
 
   Status MarkScanFinished(uint64_t generation, int64_t finished_ns) override {
     finish_scan_.BindInt(1, finished_ns);
@@ -613,6 +635,15 @@ class SqliteBackend final : public CatalogBackend {
     return sql;
   }
 
+  Status PrepareDirectoryNames() {
+    FATHOM_ASSIGN_OR_RETURN(const bool kept, KeepsDirectoryNames(db_));
+    if (!kept) return Status::Ok();
+    FATHOM_ASSIGN_OR_RETURN(dirs_, db_.Prepare("SELECT parent, name, id, 0 FROM dirs WHERE id IN"
+                                               " (SELECT value FROM json_each(?))",
+                                               "preparing a statement"));
+    return Status::Ok();
+  }
+
   Result<std::vector<NameRow>> NameRows(Statement& stmt, std::string_view what) {
     std::vector<NameRow> rows;
     FATHOM_RETURN_IF_ERROR(Rows(stmt, what, [&](const Statement& s) {
@@ -652,6 +683,9 @@ class SqliteBackend final : public CatalogBackend {
     return Status::Ok();
   }
 
+  // The directories' names from the table of directory names, where the catalog keeps one
+  // (else empty: from names_id).
+  Statement dirs_;
   Statement name_target_, names_of_, names_of_many_, dir_names_of_many_, insert_name_, delete_name_, rename_name_, set_name_gen_;
   Statement children_, children_of_many_, child_names_;
   Statement tree_, add_tree_, delete_tree_, add_acct_, prune_acct_, set_multi_, clear_multi_;
