@@ -118,15 +118,21 @@ class CatalogBackend {
   virtual Status RenameName(EntryId parent, std::string_view name, EntryId new_parent,
                             std::string_view new_name) = 0;
   virtual Status SetNameGeneration(EntryId parent, std::string_view name, uint64_t generation) = 0;
+  // ChildrenOfMany where only the entries' ids and modes are read (the other attributes left
+  // zero); a backend without a cheaper read gives everything.
+  virtual Status ChildModesOfMany(std::span<const EntryId> dirs,
+                                  const std::function<void(NameRow&&, EntryRow&&)>& fn) {
+    return ChildrenOfMany(dirs, fn);
+  }
   // A directory's names with their entries, in byte order of the name.
   virtual Result<std::vector<std::pair<NameRow, EntryRow>>> Children(EntryId dir) = 0;
   // The children of every directory in `dirs` (ascending, no repeats), each directory's in
-  // byte order of their names: one read where the backend can.
+  // byte order of their names, handed over to `fn`: one read where the backend can.
   virtual Status ChildrenOfMany(std::span<const EntryId> dirs,
-                                const std::function<void(const NameRow&, const EntryRow&)>& fn) {
+                                const std::function<void(NameRow&&, EntryRow&&)>& fn) {
     for (EntryId dir : dirs) {
       FATHOM_ASSIGN_OR_RETURN(auto children, Children(dir));
-      for (const auto& [name, entry] : children) fn(name, entry);
+      for (auto& [name, entry] : children) fn(std::move(name), std::move(entry));
     }
     return Status::Ok();
   }

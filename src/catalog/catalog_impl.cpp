@@ -28,6 +28,10 @@ Node ToNode(const NameRow& name, const EntryRow& entry) {
   return Node{entry.id, name.parent, name.name, entry.attrs};
 }
 
+Node ToNode(NameRow&& name, EntryRow&& entry) {
+  return Node{entry.id, name.parent, std::move(name.name), std::move(entry.attrs)};
+}
+
 class CatalogImpl final : public Catalog {
  public:
   CatalogImpl(std::unique_ptr<CatalogBackend> backend, const CatalogOptions& options)
@@ -144,16 +148,28 @@ class CatalogImpl final : public Catalog {
       if (auto it = walk_ahead_->find(dir); it != walk_ahead_->end()) children = &it->second;
     }
     if (children == nullptr) {
-      FATHOM_ASSIGN_OR_RETURN(read, b_->Children(dir));
+      FATHOM_ASSIGN_OR_RETURN(auto rows, b_->Children(dir));
+      read.reserve(rows.size());
+      for (auto& [name, entry] : rows) read.push_back(ToNode(std::move(name), std::move(entry)));
       children = &read;
     }
-    for (const auto& [name, entry] : *children) {
-      if (!fn(ToNode(name, entry))) break;
+    for (const Node& node : *children) {
+      if (!fn(node)) break;
     }
     return Status::Ok();
   }
 
   Status Walk(std::string_view path, const std::function<WalkStep(const Visit&)>& fn) override {
+    return WalkFrom(path, fn, /*modes_only=*/false);
+  }
+
+  Status WalkModes(std::string_view path, const std::function<WalkStep(const Visit&)>& fn) override {
+    return WalkFrom(path, fn, /*modes_only=*/true);
+  }
+
+  // Walk, or WalkModes: then the listings hold ids and modes only, and Children() does not
+  // serve from them.
+  Status WalkFrom(std::string_view path, const std::function<WalkStep(const Visit&)>& fn, bool modes_only) {
     FATHOM_ASSIGN_OR_RETURN(std::optional<Node> start, Stat(path));
     if (!start) {
       return Status::Error("catalog " + b_->location() + " has no entry at " + std::string(path) +
@@ -170,14 +186,14 @@ class CatalogImpl final : public Catalog {
       int depth = 0;           // of its children
     };
     WalkAhead ahead;
-    WalkAhead* const outer = std::exchange(walk_ahead_, &ahead);
+    WalkAhead* const outer = std::exchange(walk_ahead_, modes_only ? nullptr : &ahead);
     struct Restore {
       WalkAhead*& at;
       WalkAhead* value;
       ~Restore() { at = value; }
     } restore{walk_ahead_, outer};
     std::vector<Frame> stack;
-    FATHOM_ASSIGN_OR_RETURN(Listing first, ListAhead(start->id, stack, ahead));
+    FATHOM_ASSIGN_OR_RETURN(Listing first, ListAhead(start->id, stack, ahead, modes_only));
     stack.push_back(Frame{std::move(first), 0, walk_path.size(), 1});
     while (!stack.empty()) {
       Frame& top = stack.back();
@@ -185,20 +201,20 @@ class CatalogImpl final : public Catalog {
         stack.pop_back();
         continue;
       }
-      const auto& [name, entry] = top.children[top.next++];
+      // In the frame's listing, whose storage stays put when the stack grows.
+      const Node& node = top.children[top.next++];
       walk_path.resize(top.path_length);
       if (walk_path != "/") walk_path.push_back('/');
-      walk_path.append(name.name);
+      walk_path.append(node.name);
       const int depth = top.depth;
-      const Node node = ToNode(name, entry);
       step = fn(Visit{node, walk_path, depth});
       if (step == WalkStep::kStop) return Status::Ok();
-      if (!S_ISDIR(entry.attrs.mode)) continue;
+      if (!S_ISDIR(node.attrs.mode)) continue;
       if (step == WalkStep::kSkipChildren) {
-        ahead.erase(entry.id);
+        ahead.erase(node.id);
         continue;
       }
-      FATHOM_ASSIGN_OR_RETURN(Listing children, ListAhead(entry.id, stack, ahead));
+      FATHOM_ASSIGN_OR_RETURN(Listing children, ListAhead(node.id, stack, ahead, modes_only));
       stack.push_back(Frame{std::move(children), 0, walk_path.size(), depth + 1});
     }
     return Status::Ok();
@@ -401,7 +417,7 @@ class CatalogImpl final : public Catalog {
   }
 
   // A directory's children, as Walk() lists them.
-  using Listing = std::vector<std::pair<NameRow, EntryRow>>;
+  using Listing = std::vector<Node>;
   // Listings read before their turn, by directory.
   using WalkAhead = std::unordered_map<EntryId, Listing>;
 
@@ -409,7 +425,7 @@ class CatalogImpl final : public Catalog {
   // of `stack` visits next, in its order (up to kWalkAheadDirs, in one ChildrenOfMany): the
   // directories left in the stack's frames and, below those already read ahead, theirs.
   template <typename Stack>
-  Result<Listing> ListAhead(EntryId dir, const Stack& stack, WalkAhead& ahead) {
+  Result<Listing> ListAhead(EntryId dir, const Stack& stack, WalkAhead& ahead, bool modes_only) {
     if (auto it = ahead.find(dir); it != ahead.end()) {
       Listing listing = std::move(it->second);
       ahead.erase(it);
@@ -426,7 +442,7 @@ class CatalogImpl final : public Catalog {
         order.pop_back();
         continue;
       }
-      const EntryRow& entry = (*listing)[next++].second;
+      const Node& entry = (*listing)[next++];
       ++looked;
       if (!S_ISDIR(entry.attrs.mode)) continue;
       if (auto it = ahead.find(entry.id); it != ahead.end()) {
@@ -438,9 +454,17 @@ class CatalogImpl final : public Catalog {
     std::sort(dirs.begin(), dirs.end());
     dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
     for (EntryId d : dirs) ahead[d];
-    FATHOM_RETURN_IF_ERROR(b_->ChildrenOfMany(dirs, [&](const NameRow& name, const EntryRow& entry) {
-      ahead[name.parent].emplace_back(name, entry);
-    }));
+    // The rows come a directory at a time: one look-up of its listing per directory.
+    Listing* listing_of = nullptr;
+    EntryId listed = -1;
+    auto add = [&](NameRow&& name, EntryRow&& entry) {
+      if (name.parent != listed) {
+        listed = name.parent;
+        listing_of = &ahead[listed];
+      }
+      listing_of->push_back(ToNode(std::move(name), std::move(entry)));
+    };
+    FATHOM_RETURN_IF_ERROR(modes_only ? b_->ChildModesOfMany(dirs, add) : b_->ChildrenOfMany(dirs, add));
     Listing listing = std::move(ahead[dir]);
     ahead.erase(dir);
     return listing;

@@ -130,6 +130,8 @@ class SqliteBackend final : public CatalogBackend {
         {&children_of_many_, "SELECT n.parent, n.name, n.gen, " + Qualified("e.", kEntryColumns) +
                                  " FROM names n JOIN entries e ON e.id = n.id"
                                  " WHERE n.parent IN (SELECT value FROM json_each(?)) ORDER BY n.parent, n.name"},
+        {&child_modes_of_many_, "SELECT n.parent, n.name, n.gen, e.id, e.mode FROM names n JOIN entries e ON e.id = n.id"
+                                " WHERE n.parent IN (SELECT value FROM json_each(?)) ORDER BY n.parent, n.name"},
         {&names_of_many_, "SELECT parent, name, id, gen FROM names WHERE id IN (SELECT value FROM json_each(?))"},
         // names_id holds (id, parent, name): no read of the names table itself.
         {&dir_names_of_many_, "SELECT parent, name, id, 0 FROM names WHERE id IN (SELECT value FROM json_each(?))"},
@@ -316,14 +318,27 @@ class SqliteBackend final : public CatalogBackend {
     return out;
   }
   Status ChildrenOfMany(std::span<const EntryId> dirs,
-                        const std::function<void(const NameRow&, const EntryRow&)>& fn) override {
+                        const std::function<void(NameRow&&, EntryRow&&)>& fn) override {
     // One statement: one read transaction for all, not one per directory.
     const std::string list = JsonIds(dirs);  // bound without a copy: alive until the last step
     children_of_many_.BindText(1, list);
     return Rows(children_of_many_, "listing directories", [&](const Statement& s) {
       EntryRow entry = ReadEntry(s, 3);
       NameRow name{s.ColumnInt(0), std::string(s.ColumnBlob(1)), entry.id, static_cast<uint64_t>(s.ColumnInt(2))};
-      fn(name, entry);
+      fn(std::move(name), std::move(entry));
+      return true;
+    });
+  }
+  Status ChildModesOfMany(std::span<const EntryId> dirs,
+                          const std::function<void(NameRow&&, EntryRow&&)>& fn) override {
+    const std::string list = JsonIds(dirs);  // bound without a copy: alive until the last step
+    child_modes_of_many_.BindText(1, list);
+    return Rows(child_modes_of_many_, "listing directories", [&](const Statement& s) {
+      EntryRow entry;
+      entry.id = s.ColumnInt(3);
+      entry.attrs.mode = static_cast<uint32_t>(s.ColumnInt(4));
+      fn(NameRow{s.ColumnInt(0), std::string(s.ColumnBlob(1)), entry.id, static_cast<uint64_t>(s.ColumnInt(2))},
+         std::move(entry));
       return true;
     });
   }
@@ -686,6 +701,7 @@ class SqliteBackend final : public CatalogBackend {
   // The directories' names from the table of directory names, where the catalog keeps one
   // (else empty: from names_id).
   Statement dirs_;
+  Statement child_modes_of_many_;
   Statement name_target_, names_of_, names_of_many_, dir_names_of_many_, insert_name_, delete_name_, rename_name_, set_name_gen_;
   Statement children_, children_of_many_, child_names_;
   Statement tree_, add_tree_, delete_tree_, add_acct_, prune_acct_, set_multi_, clear_multi_;

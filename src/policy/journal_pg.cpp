@@ -29,6 +29,14 @@ constexpr const char* kTables =
 class PgJournal final : public JournalDb {
  public:
   explicit PgJournal(pg::Session session) : session_(std::move(session)) {}
+  // The locks go with the session, but the server notices a closed connection a moment later:
+  // a run started right after this one ended would find its policy still locked. A lost
+  // connection holds no lock: nothing to do then.
+  ~PgJournal() override {
+    if (locked_ && session_.Connected()) (void)session_.Exec("SELECT pg_advisory_unlock_all()", "unlock the policy's runs");
+  }
+  PgJournal(const PgJournal&) = delete;
+  PgJournal& operator=(const PgJournal&) = delete;
 
   Status CreateTables() override {
     // Two runners starting at once make the tables once.
@@ -48,7 +56,9 @@ class PgJournal final : public JournalDb {
     FATHOM_ASSIGN_OR_RETURN(pg::Rows rows, session_.Query("SELECT pg_try_advisory_lock($1)::int::bigint",
                                                           {pg::Param::Int(PolicyLockKey(policy))},
                                                           "lock the policy's runs"));
-    return rows.size() == 1 && rows.Int(0, 0) == 1 ? Status::Ok() : PolicyBusy(policy);
+    if (rows.size() != 1 || rows.Int(0, 0) != 1) return PolicyBusy(policy);
+    locked_ = true;
+    return Status::Ok();
   }
 
   Result<bool> HasTables() override {
@@ -93,6 +103,7 @@ class PgJournal final : public JournalDb {
 
  private:
   pg::Session session_;
+  bool locked_ = false;  // a policy lock was taken
 };
 
 }  // namespace

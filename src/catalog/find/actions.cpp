@@ -20,8 +20,9 @@ std::ostream& Stream(const std::shared_ptr<std::ostream>& file, EvalContext& ctx
 class PrintPredicate final : public Predicate {
  public:
   PrintPredicate(std::string name, std::function<void(const Entry&, EvalContext&, std::ostream&)> print,
-                 std::shared_ptr<std::ostream> file)
-      : name_(std::move(name)), print_(std::move(print)), file_(std::move(file)) {}
+                 std::shared_ptr<std::ostream> file, bool path_only = false)
+      : name_(std::move(name)), print_(std::move(print)), file_(std::move(file)), path_only_(path_only) {}
+  bool ModeSuffices() const override { return path_only_; }
   bool Evaluate(const Entry& entry, EvalContext& ctx) override {
     print_(entry, ctx, Stream(file_, ctx));
     return true;
@@ -38,6 +39,7 @@ class PrintPredicate final : public Predicate {
   std::string name_;
   std::function<void(const Entry&, EvalContext&, std::ostream&)> print_;
   std::shared_ptr<std::ostream> file_;
+  bool path_only_;  // prints the path alone
 };
 
 // -prune and -quit: true, and set a flag the driver reads. Not actions for GNU's rule on
@@ -50,6 +52,7 @@ class FlagPredicate final : public Predicate {
     return true;
   }
   bool HasSideEffects() const override { return true; }
+  bool ModeSuffices() const override { return true; }
   std::string_view Name() const override { return name_; }
 
  private:
@@ -189,7 +192,7 @@ std::unique_ptr<Predicate> PrintAction(std::string name, std::shared_ptr<std::os
   return std::make_unique<PrintPredicate>(
       std::move(name),
       [terminator](const Entry& e, EvalContext&, std::ostream& os) { os << e.path << terminator; },
-      std::move(file));
+      std::move(file), /*path_only=*/true);
 }
 
 std::unique_ptr<Predicate> PrintfAction(std::string name, std::shared_ptr<std::ostream> file, PrintfFormat format) {

@@ -76,6 +76,9 @@ class Predicate {
   // Narrows `selection` to objects this test can match when it must hold (top-level
   // conjunction); returns false when it cannot be expressed (nothing is changed then).
   virtual bool Narrow(Selection& /*selection*/) const { return false; }
+  // Whether the entry's path, name, id and mode are all it reads (-name, -type, -print...): a
+  // walk whose predicates all say so reads nothing else of the catalog.
+  virtual bool ModeSuffices() const { return false; }
   // Called once after the whole walk (-exec ... {} + runs its last batch, -count prints).
   virtual Status Finish(EvalContext& /*ctx*/) { return Status::Ok(); }
   // The option or test as written ("-name"), for messages.

@@ -119,8 +119,17 @@ class Runner {
       }
       return;
     }
-    Report(catalog_.Walk(abs, [&](const Visit& v) { return FromWalk(v); }));
+    auto visit = [&](const Visit& v) { return FromWalk(v); };
+    Report(ModeSuffices() ? catalog_.WalkModes(abs, visit) : catalog_.Walk(abs, visit));
     FlushHeld(-1);
+  }
+
+  // Whether the walk needs nothing but names, ids and modes: every predicate says so, and
+  // neither -xdev (the device) nor -sort (a sort key) needs more.
+  bool ModeSuffices() const {
+    return !expr_.options.xdev && !expr_.options.sort &&
+           std::all_of(expr_.predicates.begin(), expr_.predicates.end(),
+                       [](const Predicate* p) { return p->ModeSuffices(); });
   }
 
   // Whether `sel` leaves few enough candidates for selecting to read less than walking.

@@ -19,9 +19,10 @@ namespace {
 class FunctionTest final : public Predicate {
  public:
   FunctionTest(std::string name, std::function<bool(const Entry&, EvalContext&)> test,
-               std::function<void(Selection&)> narrow)
-      : name_(std::move(name)), test_(std::move(test)), narrow_(std::move(narrow)) {}
+               std::function<void(Selection&)> narrow, bool mode_suffices)
+      : name_(std::move(name)), test_(std::move(test)), narrow_(std::move(narrow)), mode_suffices_(mode_suffices) {}
   bool Evaluate(const Entry& entry, EvalContext& ctx) override { return test_(entry, ctx); }
+  bool ModeSuffices() const override { return mode_suffices_; }
   bool Narrow(Selection& selection) const override {
     if (!narrow_) return false;
     narrow_(selection);
@@ -33,6 +34,7 @@ class FunctionTest final : public Predicate {
   std::string name_;
   std::function<bool(const Entry&, EvalContext&)> test_;
   std::function<void(Selection&)> narrow_;
+  bool mode_suffices_;
 };
 
 class RegexPredicate final : public Predicate {
@@ -51,6 +53,7 @@ class RegexPredicate final : public Predicate {
     regoff_t len = static_cast<regoff_t>(entry.path.size());
     return re_match(&re_, entry.path.data(), len, 0, nullptr) == len;
   }
+  bool ModeSuffices() const override { return true; }
   std::string_view Name() const override { return name_; }
 
  private:
@@ -78,8 +81,8 @@ int64_t Times(int64_t a, int64_t b) {
 
 std::unique_ptr<Predicate> MakeTest(std::string name,
                                     std::function<bool(const Entry&, EvalContext&)> test,
-                                    std::function<void(Selection&)> narrow) {
-  return std::make_unique<FunctionTest>(std::move(name), std::move(test), std::move(narrow));
+                                    std::function<void(Selection&)> narrow, bool mode_suffices) {
+  return std::make_unique<FunctionTest>(std::move(name), std::move(test), std::move(narrow), mode_suffices);
 }
 
 std::unique_ptr<Predicate> PatternTest(std::string name, std::string pattern, PatternOn on, bool icase) {
@@ -103,7 +106,7 @@ std::unique_ptr<Predicate> PatternTest(std::string name, std::string pattern, Pa
                fnmatch(pattern.c_str(), e.node.attrs.symlink.c_str(), flags) == 0;
     }
     return false;
-  }, std::move(narrow));
+  }, std::move(narrow), on != PatternOn::kLinkTarget);
 }
 
 Result<std::unique_ptr<Predicate>> RegexTest(std::string name, const std::string& pattern,
@@ -144,7 +147,7 @@ std::unique_ptr<Predicate> TypeTest(std::vector<uint32_t> types, bool follow) {
         }
         return std::find(types.begin(), types.end(), type) != types.end();
       },
-      std::move(narrow));
+      std::move(narrow), !follow);
 }
 
 std::unique_ptr<Predicate> SizeTest(Number<int64_t> n, int64_t unit) {
@@ -234,7 +237,8 @@ std::unique_ptr<Predicate> IdTest(std::string name, IdField field, Number<uint64
 }
 
 std::unique_ptr<Predicate> PermTest(PermSpec spec) {
-  return MakeTest("-perm", [spec](const Entry& e, EvalContext&) { return spec.Matches(e.node.attrs.mode); });
+  return MakeTest("-perm", [spec](const Entry& e, EvalContext&) { return spec.Matches(e.node.attrs.mode); },
+                  nullptr, /*mode_suffices=*/true);
 }
 
 std::unique_ptr<Predicate> NoOwnerTest(bool group) {
@@ -280,7 +284,8 @@ std::unique_ptr<Predicate> SameFileTest(uint64_t dev, uint64_t ino) {
 }
 
 std::unique_ptr<Predicate> ConstTest(bool value) {
-  return MakeTest(value ? "-true" : "-false", [value](const Entry&, EvalContext&) { return value; });
+  return MakeTest(value ? "-true" : "-false", [value](const Entry&, EvalContext&) { return value; }, nullptr,
+                  /*mode_suffices=*/true);
 }
 
 std::unique_ptr<Predicate> FidTest(std::string fid) {

@@ -32,10 +32,12 @@ struct Number {
   }
 };
 
-// A test given as a function (and, when it constrains indexed attributes, how).
+// A test given as a function (and, when it constrains indexed attributes, how; and whether
+// it reads the path, name, id and mode only: Predicate::ModeSuffices).
 std::unique_ptr<Predicate> MakeTest(std::string name,
                                     std::function<bool(const Entry&, EvalContext&)> test,
-                                    std::function<void(Selection&)> narrow = nullptr);
+                                    std::function<void(Selection&)> narrow = nullptr,
+                                    bool mode_suffices = false);
 
 // -name/-iname (base name), -path/-ipath/-wholename (whole printed path), -lname/-ilname
 // (symbolic-link target): fnmatch(3) without FNM_PERIOD or FNM_PATHNAME, as GNU find.

@@ -316,7 +316,7 @@ Result<std::vector<std::pair<NameRow, EntryRow>>> PgBackend::Children(EntryId di
 }
 
 Status PgBackend::ChildrenOfMany(std::span<const EntryId> dirs,
-                                 const std::function<void(const NameRow&, const EntryRow&)>& fn) {
+                                 const std::function<void(NameRow&&, EntryRow&&)>& fn) {
   std::string list;
   for (EntryId dir : dirs) {
     if (!list.empty()) list.push_back(',');
@@ -326,7 +326,7 @@ Status PgBackend::ChildrenOfMany(std::span<const EntryId> dirs,
   for (int i = 0; i < rows.size(); ++i) {
     EntryRow entry = ReadEntry(rows, i, 3);
     NameRow name{rows.Int(i, 0), std::string(rows.Bytes(i, 1)), entry.id, static_cast<uint64_t>(rows.Int(i, 2))};
-    fn(name, entry);
+    fn(std::move(name), std::move(entry));
   }
   return Status::Ok();
 }

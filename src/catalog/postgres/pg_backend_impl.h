@@ -55,7 +55,7 @@ class PgBackend final : public CatalogBackend {
   Status SetNameGeneration(EntryId parent, std::string_view name, uint64_t generation) override;
   Result<std::vector<std::pair<NameRow, EntryRow>>> Children(EntryId dir) override;
   Status ChildrenOfMany(std::span<const EntryId> dirs,
-                        const std::function<void(const NameRow&, const EntryRow&)>& fn) override;
+                        const std::function<void(NameRow&&, EntryRow&&)>& fn) override;
   Result<std::vector<NameRow>> ChildNames(EntryId dir) override;
   Status ForEachName(const std::function<void(const NameRow&)>& fn) override;
 

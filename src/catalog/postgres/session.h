@@ -93,6 +93,10 @@ class Session {
   // together; inside Begin()/Commit() they are part of the transaction like any statement.
   Result<int64_t> RunEach(const Statement& statement, std::span<const Param> params);
 
+  // Whether the session holds a live connection now (false after one was lost, until the next
+  // call connects again).
+  bool Connected() const { return static_cast<bool>(conn_); }
+
   Status Begin();
   Status Commit();
   // Ends the open transaction, if any, undoing it; also acknowledges a transaction lost with
