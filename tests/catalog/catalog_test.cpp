@@ -512,6 +512,33 @@ TEST_F(CatalogTest, WalkReadingAheadManyDirectoriesStillVisitsInPreOrder) {
   EXPECT_EQ(seen, expected);
 }
 
+TEST_F(CatalogTest, WalkModesVisitsWhatWalkVisitsWithTheSameIdsAndModes) {
+  auto b = Begin();
+  EntryId r = FATHOM_TEST_VALUE(b->PutRoot("/r", DirAttrs(1), At(T(1))));
+  uint64_t ino = 10;
+  for (int i = 0; i < 30; ++i) {
+    EntryId dir = FATHOM_TEST_VALUE(b->Put(r, "d" + std::to_string(i), DirAttrs(ino++), At(T(1))));
+    FATHOM_TEST_VALUE(b->Put(dir, "f", FileAttrs(ino++, 1), At(T(1))));
+    FATHOM_TEST_VALUE(b->Put(dir, "l", SymlinkAttrs(ino++, "f"), At(T(1))));
+    EntryId sub = FATHOM_TEST_VALUE(b->Put(dir, "s", DirAttrs(ino++), At(T(1))));
+    FATHOM_TEST_VALUE(b->Put(sub, "g", FileAttrs(ino++, 1), At(T(1))));
+  }
+  ASSERT_TRUE(b->Commit().ok());
+  using Step = std::tuple<std::string, int, EntryId, uint32_t>;
+  auto walk = [&](bool modes) {
+    std::vector<Step> steps;
+    auto fn = [&](const Visit& v) {
+      steps.emplace_back(std::string(v.path), v.depth, v.node.id, v.node.attrs.mode);
+      return v.path == "/r/d7" ? WalkStep::kSkipChildren : WalkStep::kContinue;
+    };
+    EXPECT_TRUE((modes ? catalog_->WalkModes("/r", fn) : catalog_->Walk("/r", fn)).ok());
+    return steps;
+  };
+  const std::vector<Step> full = walk(false);
+  EXPECT_EQ(full.size(), 1u + 30 + 29 * 4);
+  EXPECT_EQ(walk(true), full);
+}
+
 TEST_F(CatalogTest, SelectHandsEveryNameOfEachMatchingObject) {
   auto b = Begin();
   PutSmallTree(*b);
