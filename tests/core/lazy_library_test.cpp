@@ -1,6 +1,7 @@
 // Libraries loaded when first needed: the errors when one is missing or too old, and that the
-// fathom command starts without libpq and libcurl (they load only for PostgreSQL catalogs and
-// HTTP requests, which their own tests exercise: pg_*_test, WebhookActionTest, AlertTest).
+// fathom command starts without libpq, libcurl and libzmq (they load only for PostgreSQL
+// catalogs, HTTP requests and the distributed commands, which their own tests exercise:
+// pg_*_test, WebhookActionTest, AlertTest, the aggregator's and collectors' tests).
 #include "core/lazy_library.h"
 
 #include <gtest/gtest.h>
@@ -32,13 +33,14 @@ TEST(LazyLibraryTest, AMissingFunctionSaysTheLibraryIsTooOld) {
             "with (upgrade libc6)");
 }
 
-TEST(LazyLibraryTest, TheCommandStartsWithoutLibpqAndLibcurl) {
+TEST(LazyLibraryTest, TheCommandStartsWithoutLibpqLibcurlAndLibzmq) {
   // The dynamic loader names every library it maps (LD_DEBUG=libs, on stderr).
   testing::RunResult r = testing::Run({"env", "LD_DEBUG=libs", testing::FathomBinary(), "--version"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("libsqlite3.so.0"), std::string::npos) << "the loader's trace is missing:\n" << r.err;
   EXPECT_EQ(r.err.find("libpq.so"), std::string::npos);
   EXPECT_EQ(r.err.find("libcurl.so"), std::string::npos);
+  EXPECT_EQ(r.err.find("libzmq.so"), std::string::npos);
 }
 
 }  // namespace
