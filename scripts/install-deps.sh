@@ -18,6 +18,7 @@ packages=(
   procps time util-linux e2fsprogs help2man
   openmpi-bin libopenmpi-dev python3-numpy strace
   libhdf5-dev libhdf5-openmpi-dev python3-h5py hdf5-tools python3-pytest ltrace
+  bfs
 )
 
 missing=()

@@ -1,11 +1,11 @@
 // signal_waiter.h — turns SIGINT/SIGTERM/SIGHUP into a callback on an ordinary thread.
 //
 // Construct it before starting any other thread: it blocks those signals in the calling
-// thread (threads started later inherit the mask) and waits for them on its own thread, so the
-// callback may lock, log and call Stop() on anything. The destructor stops that thread.
+// thread (threads started later inherit the mask) and waits for them on its own thread
+// (through a signalfd), so the callback may lock, log and call Stop() on anything. The
+// destructor wakes that thread (an eventfd) and joins it at once.
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <thread>
 
@@ -19,7 +19,8 @@ class SignalWaiter {
   SignalWaiter& operator=(const SignalWaiter&) = delete;
 
  private:
-  std::atomic<bool> done_{false};
+  int signal_fd_ = -1;
+  int wake_fd_ = -1;
   std::thread thread_;
 };
 
