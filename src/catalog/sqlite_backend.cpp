@@ -319,27 +319,15 @@ class SqliteBackend final : public CatalogBackend {
   }
   Status ChildrenOfMany(std::span<const EntryId> dirs,
                         const std::function<void(NameRow&&, EntryRow&&)>& fn) override {
-    // One statement: one read transaction for all, not one per directory.
-    const std::string list = JsonIds(dirs);  // bound without a copy: alive until the last step
-    children_of_many_.BindText(1, list);
-    return Rows(children_of_many_, "listing directories", [&](const Statement& s) {
-      EntryRow entry = ReadEntry(s, 3);
-      NameRow name{s.ColumnInt(0), std::string(s.ColumnBlob(1)), entry.id, static_cast<uint64_t>(s.ColumnInt(2))};
-      fn(std::move(name), std::move(entry));
-      return true;
-    });
+    return ChildRows(children_of_many_, dirs, fn, [](const Statement& s) { return ReadEntry(s, 3); });
   }
   Status ChildModesOfMany(std::span<const EntryId> dirs,
                           const std::function<void(NameRow&&, EntryRow&&)>& fn) override {
-    const std::string list = JsonIds(dirs);  // bound without a copy: alive until the last step
-    child_modes_of_many_.BindText(1, list);
-    return Rows(child_modes_of_many_, "listing directories", [&](const Statement& s) {
+    return ChildRows(child_modes_of_many_, dirs, fn, [](const Statement& s) {
       EntryRow entry;
       entry.id = s.ColumnInt(3);
       entry.attrs.mode = static_cast<uint32_t>(s.ColumnInt(4));
-      fn(NameRow{s.ColumnInt(0), std::string(s.ColumnBlob(1)), entry.id, static_cast<uint64_t>(s.ColumnInt(2))},
-         std::move(entry));
-      return true;
+      return entry;
     });
   }
   Result<std::vector<NameRow>> ChildNames(EntryId dir) override {
@@ -648,6 +636,21 @@ class SqliteBackend final : public CatalogBackend {
       values.push_back(value);
     }
     return sql;
+  }
+
+  // The children of `dirs` through `st` (children_of_many_ or child_modes_of_many_: parent,
+  // name, gen, then the entry's columns, which `entry` reads) in one statement: one read
+  // transaction for all, not one per directory.
+  Status ChildRows(Statement& st, std::span<const EntryId> dirs, const std::function<void(NameRow&&, EntryRow&&)>& fn,
+                   EntryRow (*entry)(const Statement&)) {
+    const std::string list = JsonIds(dirs);  // bound without a copy: alive until the last step
+    st.BindText(1, list);
+    return Rows(st, "listing directories", [&](const Statement& s) {
+      EntryRow row = entry(s);
+      NameRow name{s.ColumnInt(0), std::string(s.ColumnBlob(1)), row.id, static_cast<uint64_t>(s.ColumnInt(2))};
+      fn(std::move(name), std::move(row));
+      return true;
+    });
   }
 
   Status PrepareDirectoryNames() {

@@ -13,6 +13,8 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -33,6 +35,18 @@ Result<void*> OpenLibrary(const LibraryName& name);
 // library older than the one fathom was built against).
 Result<void*> LibraryFunction(void* handle, const LibraryName& name, const char* symbol);
 
+// The table `loaded` holds; when it holds an error instead, prints it and ends the program
+// (exit status 127, a shell's for a command it cannot run): for code that cannot go on without
+// the library.
+template <typename Table>
+const Table& LoadedOrExit(const Result<const Table*>& loaded) {
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "fathom: %s\n", loaded.status().message().c_str());
+    std::_Exit(127);
+  }
+  return *loaded.value();
+}
+
 }  // namespace fathom
 
 // Declares `decltype(&::f) f` for each f of a table's list: FATHOM_LIBRARY_MEMBERS(LIST).
@@ -42,4 +56,19 @@ Result<void*> LibraryFunction(void* handle, const LibraryName& name, const char*
   {                                                                                    \
     FATHOM_ASSIGN_OR_RETURN(void* fn, ::fathom::LibraryFunction(handle, name, #f));    \
     table.f = reinterpret_cast<decltype(&::f)>(fn);                                    \
+  }
+// Defines `Result<const TABLE*> LOADER()`: opens the library NAME (a LibraryName) at the first
+// call, fills the members of TABLE that LIST names, and gives the same table, or the same
+// error, at every call.
+#define FATHOM_LIBRARY_LOADER(TABLE, LIST, NAME, LOADER)                               \
+  ::fathom::Result<const TABLE*> LOADER() {                                            \
+    static const ::fathom::Result<TABLE> loaded = []() -> ::fathom::Result<TABLE> {    \
+      const ::fathom::LibraryName& name = NAME;                                        \
+      FATHOM_ASSIGN_OR_RETURN(void* handle, ::fathom::OpenLibrary(name));              \
+      TABLE table;                                                                     \
+      LIST(FATHOM_LIBRARY_BIND)                                                        \
+      return table;                                                                    \
+    }();                                                                               \
+    if (!loaded.ok()) return loaded.status();                                          \
+    return &loaded.value();                                                            \
   }

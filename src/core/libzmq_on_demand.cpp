@@ -8,9 +8,6 @@
 // package to install and ends the program: nothing that needs ZeroMQ can go on without it.
 #include <zmq.h>
 
-#include <cstdio>
-#include <cstdlib>
-
 #include "core/lazy_library.h"
 
 namespace fathom {
@@ -48,22 +45,9 @@ struct LibZmq {
 
 constexpr LibraryName kLibZmq{"libzmq.so.5", "libzmq5", "fathom's collectors, aggregators and subscribers"};
 
-Result<LibZmq> Bind() {
-  const LibraryName& name = kLibZmq;
-  FATHOM_ASSIGN_OR_RETURN(void* handle, OpenLibrary(name));
-  LibZmq table;
-  FATHOM_LIBZMQ_FUNCTIONS(FATHOM_LIBRARY_BIND)
-  return table;
-}
+FATHOM_LIBRARY_LOADER(LibZmq, FATHOM_LIBZMQ_FUNCTIONS, kLibZmq, LoadLibZmq)
 
-const LibZmq& Zmq() {
-  static const Result<LibZmq> loaded = Bind();
-  if (!loaded.ok()) {
-    std::fprintf(stderr, "fathom: %s\n", loaded.status().message().c_str());
-    std::_Exit(127);
-  }
-  return loaded.value();
-}
+const LibZmq& Zmq() { return LoadedOrExit(LoadLibZmq()); }
 
 }  // namespace
 }  // namespace fathom

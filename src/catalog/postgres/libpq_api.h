@@ -3,8 +3,8 @@
 //
 // Contract: LoadLibPq() loads libpq.so.5 once and returns the table, or an error naming the
 // package to install; every path into PostgreSQL starts with it (CheckUri). Pq() is the
-// table for code that runs after that (it aborts, naming the library, if it was never
-// loaded). Threading: any thread; the table is immutable once loaded.
+// table for code that runs after that (it ends the program, naming the library, if it could
+// not be loaded). Threading: any thread; the table is immutable once loaded.
 #pragma once
 
 #include <libpq-fe.h>
