@@ -24,13 +24,11 @@ constexpr size_t kWalkAheadLooks = 16384;
 // Entries whose names and directories Select() reads together.
 constexpr size_t kSelectChunk = 4096;
 
-Node ToNode(const NameRow& name, const EntryRow& entry) {
-  return Node{entry.id, name.parent, name.name, entry.attrs};
-}
-
 Node ToNode(NameRow&& name, EntryRow&& entry) {
   return Node{entry.id, name.parent, std::move(name.name), std::move(entry.attrs)};
 }
+
+Node ToNode(const NameRow& name, const EntryRow& entry) { return ToNode(NameRow(name), EntryRow(entry)); }
 
 class CatalogImpl final : public Catalog {
  public:

@@ -91,6 +91,12 @@ NameRow ReadName(const Statement& s) {  // parent, name, id, gen
                  static_cast<uint64_t>(s.ColumnInt(3))};
 }
 
+// The names (parent, name, id, generation 0) of the directories a JSON array of ids lists, read
+// from `table` (names, or the table of directory names).
+std::string DirectoryNamesFrom(std::string_view table) {
+  return "SELECT parent, name, id, 0 FROM " + std::string(table) + " WHERE id IN (SELECT value FROM json_each(?))";
+}
+
 std::string Placeholders(int n) {
   std::string text;
   for (int i = 0; i < n; ++i) text += i == 0 ? "?" : ", ?";
@@ -134,7 +140,7 @@ class SqliteBackend final : public CatalogBackend {
                                 " WHERE n.parent IN (SELECT value FROM json_each(?)) ORDER BY n.parent, n.name"},
         {&names_of_many_, "SELECT parent, name, id, gen FROM names WHERE id IN (SELECT value FROM json_each(?))"},
         // names_id holds (id, parent, name): no read of the names table itself.
-        {&dir_names_of_many_, "SELECT parent, name, id, 0 FROM names WHERE id IN (SELECT value FROM json_each(?))"},
+        {&dir_names_of_many_, DirectoryNamesFrom("names")},
         {&insert_name_, "INSERT INTO names(parent, name, id, gen) VALUES(?, ?, ?, ?)"},
         {&delete_name_, "DELETE FROM names WHERE parent = ? AND name = ?"},
         {&rename_name_, "UPDATE names SET parent = ?, name = ? WHERE parent = ? AND name = ?"},
@@ -656,9 +662,7 @@ class SqliteBackend final : public CatalogBackend {
   Status PrepareDirectoryNames() {
     FATHOM_ASSIGN_OR_RETURN(const bool kept, KeepsDirectoryNames(db_));
     if (!kept) return Status::Ok();
-    FATHOM_ASSIGN_OR_RETURN(dirs_, db_.Prepare("SELECT parent, name, id, 0 FROM dirs WHERE id IN"
-                                               " (SELECT value FROM json_each(?))",
-                                               "preparing a statement"));
+    FATHOM_ASSIGN_OR_RETURN(dirs_, db_.Prepare(DirectoryNamesFrom("dirs"), "preparing a statement"));
     return Status::Ok();
   }
 

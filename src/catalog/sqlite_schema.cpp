@@ -4,6 +4,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iterator>
+#include <string>
 
 #include "store/sqlite_file_open.h"
 
@@ -40,6 +42,9 @@ constexpr const char* kDirectoryNamesTable =
 constexpr const char* kDirectoryNamesFill =
     "INSERT INTO dirs(id, parent, name) SELECT n.id, n.parent, n.name FROM entries e"
     " JOIN names n ON n.id = e.id WHERE (e.mode & 61440) = 16384 ORDER BY n.id, n.parent, n.name;";
+// The triggers kDirectoryNamesTriggers makes: all of them keep the table, none missing.
+constexpr const char* kDirectoryNamesTriggerNames[] = {"dirs_name_added", "dirs_name_removed", "dirs_name_moved",
+                                                       "dirs_type_changed"};
 constexpr const char* kDirectoryNamesTriggers =
     "CREATE TRIGGER dirs_name_added AFTER INSERT ON names"
     " WHEN (SELECT mode & 61440 FROM entries WHERE id = NEW.id) = 16384"
@@ -169,12 +174,11 @@ Status PrepareWriter(const store::Connection& db) {
 }  // namespace
 
 Result<bool> KeepsDirectoryNames(const store::Connection& db) {
-  FATHOM_ASSIGN_OR_RETURN(int64_t triggers,
-                          db.QueryInt("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN"
-                                      " ('dirs_name_added', 'dirs_name_removed', 'dirs_name_moved',"
-                                      " 'dirs_type_changed')",
-                                      "reading the schema"));
-  return triggers == 4;
+  std::string names;
+  for (const char* trigger : kDirectoryNamesTriggerNames) names += std::string(names.empty() ? "'" : ", '") + trigger + "'";
+  const std::string sql = "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (" + names + ")";
+  FATHOM_ASSIGN_OR_RETURN(int64_t triggers, db.QueryInt(sql.c_str(), "reading the schema"));
+  return triggers == static_cast<int64_t>(std::size(kDirectoryNamesTriggerNames));
 }
 
 Status KeepDirectoryNames(const store::Connection& db) {
@@ -191,10 +195,9 @@ Status RefillDirectoryNames(const store::Connection& db) {
 }
 
 Status DropDirectoryNames(const store::Connection& db) {
-  return db.Exec("DROP TRIGGER IF EXISTS dirs_name_added; DROP TRIGGER IF EXISTS dirs_name_removed;"
-                 " DROP TRIGGER IF EXISTS dirs_name_moved; DROP TRIGGER IF EXISTS dirs_type_changed;"
-                 " DROP TABLE IF EXISTS dirs",
-                 "dropping the table of directory names for a first scan");
+  std::string sql;
+  for (const char* trigger : kDirectoryNamesTriggerNames) sql += std::string("DROP TRIGGER IF EXISTS ") + trigger + ";";
+  return db.Exec((sql + "DROP TABLE IF EXISTS dirs").c_str(), "dropping the table of directory names for a first scan");
 }
 
 Status DropSecondaryIndexes(const store::Connection& db) {

@@ -1,14 +1,15 @@
 // lazy_library.h — a shared library opened when a command first needs it, not when fathom
 // starts, and a table of its functions looked up by name.
 //
-// libpq and libcurl (with their own dependencies: Kerberos, LDAP, GnuTLS, ...) are half of the
-// libraries fathom would otherwise load at every start; most commands never use them.
-// A table is a struct of function pointers typed from the library's own header (so a call
-// through it is checked like a direct call), filled once by LoadFunctions.
+// libpq, libcurl and libzmq (with their own dependencies: Kerberos, LDAP, GnuTLS, OpenPGM...)
+// are most of the libraries fathom would otherwise load at every start; most commands never
+// use them. A table is a struct of function pointers typed from the library's own header (so
+// a call through it is checked like a direct call), declared with FATHOM_LIBRARY_MEMBER and
+// loaded once by the function FATHOM_LIBRARY_LOADER defines.
 //
 // Contract: OpenLibrary returns the same handle for the same soname (dlopen counts them); a
 // failure names the library, the Debian package that provides it and what needed it.
-// Threading: any thread; callers keep one table in a function-local static.
+// Threading: any thread; a loader keeps its table in a function-local static.
 #pragma once
 
 #include <dlfcn.h>
@@ -16,7 +17,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <string_view>
 
 #include "fathom/status.h"
 
@@ -49,7 +49,7 @@ const Table& LoadedOrExit(const Result<const Table*>& loaded) {
 
 }  // namespace fathom
 
-// Declares `decltype(&::f) f` for each f of a table's list: FATHOM_LIBRARY_MEMBERS(LIST).
+// Declares `decltype(&::f) f` for each f of a table's list: LIST(FATHOM_LIBRARY_MEMBER).
 #define FATHOM_LIBRARY_MEMBER(f) decltype(&::f) f = nullptr;
 // Fills each member of `table` from `handle`, returning the first failure.
 #define FATHOM_LIBRARY_BIND(f)                                                         \
