@@ -91,6 +91,20 @@ class CatalogBackend {
   // Entries matching `selection`, through the indexes, until `fn` returns false.
   virtual Status SelectEntries(const Selection& selection,
                                const std::function<bool(const EntryRow&)>& fn) = 0;
+  // The ids SelectEntries() would hand, read from an index alone where one holds every
+  // bound.
+  virtual Status SelectIds(const Selection& selection, const std::function<bool(EntryId)>& fn) {
+    return SelectEntries(selection, [&](const EntryRow& row) { return fn(row.id); });
+  }
+  // The entries of `ids` (ascending, no repeats) that exist, in no particular order: one read
+  // where the backend can.
+  virtual Status EntriesOfMany(std::span<const EntryId> ids, const std::function<void(EntryRow&&)>& fn) {
+    for (EntryId id : ids) {
+      FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> entry, EntryById(id));
+      if (entry) fn(std::move(*entry));
+    }
+    return Status::Ok();
+  }
   // How many entries match `selection`, counting no further than `at_most`, through the
   // indexes alone where they cover the selection.
   virtual Result<uint64_t> CountEntries(const Selection& selection, uint64_t at_most) = 0;
@@ -100,7 +114,8 @@ class CatalogBackend {
   virtual Result<EntryId> NameTarget(EntryId parent, std::string_view name) = 0;  // 0: none
   virtual Result<std::vector<NameRow>> NamesOf(EntryId id) = 0;
   // The names of every object in `ids` (ascending, no repeats), in no particular order: one
-  // read where the backend can (a query's thousands of lookups in one round trip).
+  // read where the backend can (a query's thousands of lookups in one round trip). A backend
+  // may leave the generation 0 (queries do not read it), to read its index of names alone.
   virtual Status NamesOfMany(std::span<const EntryId> ids, const std::function<void(const NameRow&)>& fn) {
     for (EntryId id : ids) {
       FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> names, NamesOf(id));
@@ -108,8 +123,8 @@ class CatalogBackend {
     }
     return Status::Ok();
   }
-  // The same for directories, generation left 0: what building paths needs, which a backend
-  // may read from its index of names alone.
+  // The same for directories: what building paths needs, which a backend may read from a
+  // table of directories' names.
   virtual Status DirectoryNamesOfMany(std::span<const EntryId> ids, const std::function<void(const NameRow&)>& fn) {
     return NamesOfMany(ids, fn);
   }

@@ -230,16 +230,16 @@ class CatalogImpl final : public Catalog {
   }
 
   Status Select(const Selection& selection, const std::function<bool(const Visit&)>& fn) override {
-    // In chunks: the chunk's names in one read, then the directories above those that pass the
-    // name tests, level by level.
+    // In chunks of ids: their names in one read; then, for the names that pass the name tests,
+    // the directories above them level by level. With name tests the ids come from the
+    // indexes alone and the entries are read only for the names that passed.
     DirectoryPaths dirs(*b_);
-    std::vector<EntryRow> chunk;
+    const bool names_first = !selection.name_tests.empty();
+    std::vector<EntryId> ids;
+    std::unordered_map<EntryId, EntryRow> entries;
     bool stopped = false;
     Status failed;
     auto hand = [&]() -> Status {
-      std::vector<EntryId> ids;
-      ids.reserve(chunk.size());
-      for (const EntryRow& entry : chunk) ids.push_back(entry.id);
       std::sort(ids.begin(), ids.end());
       std::unordered_map<EntryId, std::vector<NameRow>> names;
       FATHOM_RETURN_IF_ERROR(b_->NamesOfMany(ids, [&](const NameRow& n) {
@@ -247,34 +247,48 @@ class CatalogImpl final : public Catalog {
                                                          [&](const auto& test) { return test(n.name); });
         if (passes) names[n.id].push_back(n);
       }));
-      std::vector<EntryId> parents;
+      std::vector<EntryId> named, parents;
       for (const auto& [id, rows] : names) {
+        named.push_back(id);
         for (const NameRow& n : rows) parents.push_back(n.parent);
       }
+      if (names_first) {
+        std::sort(named.begin(), named.end());
+        FATHOM_RETURN_IF_ERROR(b_->EntriesOfMany(named, [&](EntryRow&& e) { entries.emplace(e.id, std::move(e)); }));
+      }
       FATHOM_RETURN_IF_ERROR(dirs.Resolve(std::move(parents)));
-      for (const EntryRow& entry : chunk) {
-        std::vector<NameRow>& rows = names[entry.id];
+      for (const EntryId id : ids) {
+        const auto entry = entries.find(id);
+        const auto found = names.find(id);
+        if (entry == entries.end() || found == names.end()) continue;
+        std::vector<NameRow>& rows = found->second;
         std::sort(rows.begin(), rows.end(),
                   [](const NameRow& x, const NameRow& y) { return std::tie(x.parent, x.name) < std::tie(y.parent, y.name); });
         for (const NameRow& n : rows) {
           const DirectoryPaths::Dir* dir = dirs.Find(n.parent);
           const std::string path = dir == nullptr ? n.name : JoinPath(dir->path, n.name);
-          const Node node = ToNode(n, entry);
+          const Node node = ToNode(n, entry->second);
           if (!fn(Visit{node, path, dir == nullptr ? 0 : dir->depth + 1})) {
             stopped = true;
             return Status::Ok();
           }
         }
       }
-      chunk.clear();
+      ids.clear();
+      entries.clear();
       return Status::Ok();
     };
-    FATHOM_RETURN_IF_ERROR(b_->SelectEntries(selection, [&](const EntryRow& entry) {
-      chunk.push_back(entry);
-      if (chunk.size() < kSelectChunk) return true;
+    auto take = [&](EntryId id) {
+      ids.push_back(id);
+      if (ids.size() < kSelectChunk) return true;
       failed = hand();
       return failed.ok() && !stopped;
-    }));
+    };
+    FATHOM_RETURN_IF_ERROR(names_first ? b_->SelectIds(selection, take)
+                                       : b_->SelectEntries(selection, [&](const EntryRow& entry) {
+                                           entries.emplace(entry.id, entry);
+                                           return take(entry.id);
+                                         }));
     FATHOM_RETURN_IF_ERROR(failed);
     return stopped ? Status::Ok() : hand();
   }

@@ -91,9 +91,9 @@ NameRow ReadName(const Statement& s) {  // parent, name, id, gen
                  static_cast<uint64_t>(s.ColumnInt(3))};
 }
 
-// The names (parent, name, id, generation 0) of the directories a JSON array of ids lists, read
-// from `table` (names, or the table of directory names).
-std::string DirectoryNamesFrom(std::string_view table) {
+// The names (parent, name, id, generation 0) of the objects a JSON array of ids lists, read
+// from `table`'s index by id (names, or the table of directory names).
+std::string NamesByIdFrom(std::string_view table) {
   return "SELECT parent, name, id, 0 FROM " + std::string(table) + " WHERE id IN (SELECT value FROM json_each(?))";
 }
 
@@ -121,6 +121,7 @@ class SqliteBackend final : public CatalogBackend {
         " stripe_count = ?, stripe_size = ?, pool = ?, osts = ?, seen = ?, gen = ? WHERE id = ?";
     const Sql all[] = {
         {&entry_by_id_, "SELECT " + entries + " FROM entries WHERE id = ?"},
+        {&entries_of_many_, "SELECT " + entries + " FROM entries WHERE id IN (SELECT value FROM json_each(?))"},
         {&entry_by_identity_, "SELECT " + entries + " FROM entries WHERE dev = ? AND ino = ?"},
         {&insert_entry_, "INSERT INTO entries(" + entries + ") VALUES(" +
                              Placeholders(kAttrColumns + 3) + ")"},
@@ -138,9 +139,8 @@ class SqliteBackend final : public CatalogBackend {
                                  " WHERE n.parent IN (SELECT value FROM json_each(?)) ORDER BY n.parent, n.name"},
         {&child_modes_of_many_, "SELECT n.parent, n.name, n.gen, e.id, e.mode FROM names n JOIN entries e ON e.id = n.id"
                                 " WHERE n.parent IN (SELECT value FROM json_each(?)) ORDER BY n.parent, n.name"},
-        {&names_of_many_, "SELECT parent, name, id, gen FROM names WHERE id IN (SELECT value FROM json_each(?))"},
         // names_id holds (id, parent, name): no read of the names table itself.
-        {&dir_names_of_many_, DirectoryNamesFrom("names")},
+        {&names_of_many_, NamesByIdFrom("names")},
         {&insert_name_, "INSERT INTO names(parent, name, id, gen) VALUES(?, ?, ?, ?)"},
         {&delete_name_, "DELETE FROM names WHERE parent = ? AND name = ?"},
         {&rename_name_, "UPDATE names SET parent = ?, name = ? WHERE parent = ? AND name = ?"},
@@ -246,11 +246,13 @@ class SqliteBackend final : public CatalogBackend {
 
   Status SelectEntries(const Selection& sel,
                        const std::function<bool(const EntryRow&)>& fn) override {
-    std::vector<int64_t> values;
-    const std::string sql = std::string("SELECT ") + kEntryColumns + " FROM entries WHERE 1" + Where(sel, values);
-    FATHOM_ASSIGN_OR_RETURN(Statement stmt, db_.Prepare(sql, "selecting entries"));
-    for (size_t i = 0; i < values.size(); ++i) stmt.BindInt(static_cast<int>(i + 1), values[i]);
-    return Rows(stmt, "selecting entries", [&](const Statement& s) { return fn(ReadEntry(s, 0)); });
+    return Selected(kEntryColumns, sel, [&](const Statement& s) { return fn(ReadEntry(s, 0)); });
+  }
+  Status SelectIds(const Selection& sel, const std::function<bool(EntryId)>& fn) override {
+    return Selected("id", sel, [&](const Statement& s) { return fn(s.ColumnInt(0)); });
+  }
+  Status EntriesOfMany(std::span<const EntryId> ids, const std::function<void(EntryRow&&)>& fn) override {
+    return RowsOfIds(entries_of_many_, ids, "reading entries", [&](const Statement& s) { fn(ReadEntry(s, 0)); });
   }
   Result<uint64_t> CountEntries(const Selection& sel, uint64_t at_most) override {
     std::vector<int64_t> values;
@@ -283,7 +285,7 @@ class SqliteBackend final : public CatalogBackend {
     return NamesIn(names_of_many_, ids, fn);
   }
   Status DirectoryNamesOfMany(std::span<const EntryId> ids, const std::function<void(const NameRow&)>& fn) override {
-    return NamesIn(dirs_.get() != nullptr ? dirs_ : dir_names_of_many_, ids, fn);
+    return NamesIn(dirs_.get() != nullptr ? dirs_ : names_of_many_, ids, fn);
   }
   Status InsertName(const NameRow& row) override {
     insert_name_.BindInt(1, row.parent);
@@ -662,7 +664,7 @@ class SqliteBackend final : public CatalogBackend {
   Status PrepareDirectoryNames() {
     FATHOM_ASSIGN_OR_RETURN(const bool kept, KeepsDirectoryNames(db_));
     if (!kept) return Status::Ok();
-    FATHOM_ASSIGN_OR_RETURN(dirs_, db_.Prepare(DirectoryNamesFrom("dirs"), "preparing a statement"));
+    FATHOM_ASSIGN_OR_RETURN(dirs_, db_.Prepare(NamesByIdFrom("dirs"), "preparing a statement"));
     return Status::Ok();
   }
 
@@ -688,28 +690,40 @@ class SqliteBackend final : public CatalogBackend {
   Connection db_;
   bool read_only_;
   std::string osts_;  // BindAttrs' OST text, alive until the step
-  Statement entry_by_id_, entry_by_identity_, insert_entry_, update_entry_, delete_entry_;
+  Statement entry_by_id_, entries_of_many_, entry_by_identity_, insert_entry_, update_entry_, delete_entry_;
   Statement last_id_, set_last_id_, commits_, count_commit_;
-  // The names of `ids` through `st` (names_of_many_ or dir_names_of_many_): one statement per
-  // slice (a JSON array of ids), one read transaction, not one per id.
-  Status NamesIn(Statement& st, std::span<const EntryId> ids, const std::function<void(const NameRow&)>& fn) {
+  // The rows `st` (names_of_many_, dirs_, entries_of_many_) reads for `ids`: one statement
+  // per slice (a JSON array of ids), one read transaction, not one per id.
+  Status RowsOfIds(Statement& st, std::span<const EntryId> ids, const char* what,
+                   const std::function<void(const Statement&)>& fn) {
     constexpr size_t kIdsPerRead = 10000;
     for (size_t start = 0; start < ids.size(); start += kIdsPerRead) {
       const std::string list = JsonIds(ids.subspan(start, std::min(kIdsPerRead, ids.size() - start)));
       st.BindText(1, list);  // bound, not copied: `list` outlives the rows
-      FATHOM_RETURN_IF_ERROR(Rows(st, "reading names", [&](const Statement& row) {
-        fn(ReadName(row));
+      FATHOM_RETURN_IF_ERROR(Rows(st, what, [&](const Statement& row) {
+        fn(row);
         return true;
       }));
     }
     return Status::Ok();
+  }
+  Status NamesIn(Statement& st, std::span<const EntryId> ids, const std::function<void(const NameRow&)>& fn) {
+    return RowsOfIds(st, ids, "reading names", [&](const Statement& row) { fn(ReadName(row)); });
+  }
+  // `columns` of the entries `sel` admits, through the indexes.
+  Status Selected(const std::string& columns, const Selection& sel, const std::function<bool(const Statement&)>& fn) {
+    std::vector<int64_t> values;
+    const std::string sql = "SELECT " + columns + " FROM entries WHERE 1" + Where(sel, values);
+    FATHOM_ASSIGN_OR_RETURN(Statement stmt, db_.Prepare(sql, "selecting entries"));
+    for (size_t i = 0; i < values.size(); ++i) stmt.BindInt(static_cast<int>(i + 1), values[i]);
+    return Rows(stmt, "selecting entries", fn);
   }
 
   // The directories' names from the table of directory names, where the catalog keeps one
   // (else empty: from names_id).
   Statement dirs_;
   Statement child_modes_of_many_;
-  Statement name_target_, names_of_, names_of_many_, dir_names_of_many_, insert_name_, delete_name_, rename_name_, set_name_gen_;
+  Statement name_target_, names_of_, names_of_many_, insert_name_, delete_name_, rename_name_, set_name_gen_;
   Statement children_, children_of_many_, child_names_;
   Statement tree_, add_tree_, delete_tree_, add_acct_, prune_acct_, set_multi_, clear_multi_;
   Statement insert_removed_, latest_removal_, expire_removed_;

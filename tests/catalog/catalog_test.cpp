@@ -608,6 +608,36 @@ TEST_F(CatalogTest, SelectReadsPathsInChunksAcrossDeepDirectoriesAndStopsWhenAsk
   EXPECT_EQ(visits, 4100u);
 }
 
+TEST_F(CatalogTest, SelectWithNameTestsHandsEachPassingNameWithItsOwnEntryAcrossChunks) {
+  // Name tests make Select read ids first and entries only for the names that pass: across
+  // several chunks of ids, each passing name must come with its own entry's attributes, and a
+  // hard link whose other name fails is handed under the passing name alone.
+  auto b = Begin();
+  PutSmallTree(*b);
+  PutBigFileWithLink(*b);
+  const EntryId x = Id("/r/x");
+  std::vector<std::string> expected{"/r/a/b/big-link size=1048576"};
+  for (int i = 0; i < 9000; ++i) {
+    const std::string name = "n" + std::to_string(i) + (i % 7 == 0 ? ".h5" : ".txt");
+    FATHOM_TEST_VALUE(b->Put(x, name, FileAttrs(1000 + i, 10 + i, 2000), At(T(1))));
+    if (i % 7 == 0) expected.push_back("/r/x/" + name + " size=" + std::to_string(10 + i));
+  }
+  ASSERT_TRUE(b->Commit().ok());
+  Selection sel;
+  sel.uid = 2000;
+  sel.name_tests.push_back([](std::string_view n) { return n.ends_with(".h5") || n.ends_with("-link"); });
+  std::vector<std::string> found;
+  ASSERT_TRUE(catalog_->Select(sel, [&](const Visit& v) {
+    found.push_back(std::string(v.path) + " size=" + std::to_string(v.node.attrs.size));
+    EXPECT_EQ(v.node.name, v.path.substr(v.path.rfind('/') + 1));
+    return true;
+  }).ok());
+  std::sort(found.begin(), found.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(found.size(), 1286u + 1u);  // i = 0, 7, ..., 8995, and the link
+  EXPECT_EQ(found, expected);
+}
+
 TEST_F(CatalogTest, AccountingFollowsAttributeChanges) {
   auto b = Begin();
   PutSmallTree(*b);

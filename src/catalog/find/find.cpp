@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <numeric>
 
 #include "core/account_names.h"
 #include "catalog/find/output_format.h"
@@ -112,9 +113,12 @@ class Runner {
         }
         return true;
       }));
-      std::sort(selected.begin(), selected.end(),
-                [](const auto& x, const auto& y) { return WalkOrder(x.first, y.first); });
-      for (const auto& [path, node] : selected) {
+      std::vector<size_t> order(selected.size());  // sorted in place of the entries, which are large
+      std::iota(order.begin(), order.end(), size_t{0});
+      std::sort(order.begin(), order.end(),
+                [&](size_t x, size_t y) { return WalkOrder(selected[x].first, selected[y].first); });
+      for (const size_t i : order) {
+        const auto& [path, node] = selected[i];
         if (!Evaluate(node, Printed(path), path, *DepthBelow(path), start_)) break;
       }
       return;

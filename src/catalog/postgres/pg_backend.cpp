@@ -39,6 +39,8 @@ std::vector<PgBackend::Sql> PgBackend::EntrySql() {
            " ON r.dev = k.dev AND r.ino = k.ino GROUP BY r.dev, r.ino",
        {Type::kText, Type::kText}, "read the removals of objects about to be put"},
       {&entry_by_id_, select + " WHERE id = $1", Ints(1), "read an entry"},
+      {&entries_of_many_, select + " WHERE id = ANY(string_to_array($1, ',')::bigint[])", {Type::kText},
+       "read many entries"},
       {&entry_by_identity_, select + " WHERE dev = $1 AND ino = $2", Ints(2),
        "find an entry by device and inode"},
       {&insert_entry_,
@@ -266,6 +268,15 @@ Result<EntryId> PgBackend::NameTarget(EntryId parent, std::string_view name) {
 Result<std::vector<NameRow>> PgBackend::NamesOf(EntryId id) { return NameRows(names_of_, {Param::Int(id)}); }
 
 Status PgBackend::NamesOfMany(std::span<const EntryId> ids, const std::function<void(const NameRow&)>& fn) {
+  return RowsOfIds(names_of_many_, ids, [&](const Rows& rows, int i) { fn(ReadName(rows, i)); });
+}
+
+Status PgBackend::EntriesOfMany(std::span<const EntryId> ids, const std::function<void(EntryRow&&)>& fn) {
+  return RowsOfIds(entries_of_many_, ids, [&](const Rows& rows, int i) { fn(ReadEntry(rows, i, 0)); });
+}
+
+Status PgBackend::RowsOfIds(const Statement& stmt, std::span<const EntryId> ids,
+                            const std::function<void(const Rows&, int)>& fn) {
   constexpr size_t kIdsPerRead = 10000;  // one round trip each
   for (size_t start = 0; start < ids.size(); start += kIdsPerRead) {
     std::string list;
@@ -273,8 +284,8 @@ Status PgBackend::NamesOfMany(std::span<const EntryId> ids, const std::function<
       if (!list.empty()) list.push_back(',');
       list += std::to_string(id);
     }
-    FATHOM_ASSIGN_OR_RETURN(std::vector<NameRow> rows, NameRows(names_of_many_, {Param::Text(list)}));
-    for (const NameRow& row : rows) fn(row);
+    FATHOM_ASSIGN_OR_RETURN(Rows rows, Run(stmt, {Param::Text(list)}));
+    for (int i = 0; i < rows.size(); ++i) fn(rows, i);
   }
   return Status::Ok();
 }
