@@ -10,7 +10,8 @@
 //     queries: `fathom find`/`fathom du` on that catalog beside GNU find/du on the tree —
 //              selective finds, a full listing, du -s of the root and of a directory three
 //              levels down; each pair's outputs are compared (sorted lines) and must agree;
-//              and `fathom report --top-users`.
+//              and `fathom report --top-users`; then the same finds answered by a `fathom
+//              catalog serve` of the catalog (its first answer, and the best of --repeat).
 //   sizes (--sizes, default 100000,1000000,10000000): synthetic catalogs of each size
 //     (synthetic_catalog.h); `fathom du -s` of the root and of a directory three levels down
 //     and `fathom report --top-users`, each a whole command as a user runs it, in ms: the
@@ -23,15 +24,23 @@
 //
 // Usage: catalog_query_benchmark [TREE] [--sizes N,N,...] [--repeat R] [--work DIR]
 //                                [--fathom PATH] [--postgresql]
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <thread>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -103,6 +112,29 @@ std::string ThreeLevelsDown(const std::string& root) {
     dir = *std::min_element(subdirs.begin(), subdirs.end());
   }
   return dir;
+}
+
+// `fathom catalog serve` of `db` on `socket`, started and answering: its pid, or -1.
+pid_t StartServer(const std::string& fathom, const std::string& db, const std::string& socket) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, STDOUT_FILENO);  // its start line
+    ::execl(fathom.c_str(), fathom.c_str(), "catalog", "serve", "--catalog", db.c_str(), "--socket",
+            socket.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, socket.c_str(), sizeof addr.sun_path - 1);
+  for (int i = 0; i < 1000 && pid > 0; ++i) {
+    const int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    const bool up = ::connect(sock, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+    ::close(sock);
+    if (up) return pid;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return -1;
 }
 
 bool Check(const TimedRun& run, const std::string& what) {
@@ -188,6 +220,7 @@ int TreeFigures(const Config& config) {
 
   std::printf("%-28s %10s %10s %12s %8s %s\n", "query", "fathom ms", "peer ms", "peer/fathom", "lines", "same output");
   int rc = 0;
+  std::map<std::string, TimedRun> peers;  // by query, for the served figures
   for (const Query& q : queries) {
     TimedRun ours = BestOf(config.repeat, q.fathom, true);
     if (!Check(ours, "fathom " + q.name)) return 1;
@@ -202,7 +235,33 @@ int TreeFigures(const Config& config) {
     if (!same) rc = 1;
     std::printf("%-28s %10.1f %10.1f %11.1fx %8zu %s\n", q.name.c_str(), ours.seconds * 1e3, theirs.seconds * 1e3,
                 theirs.seconds / ours.seconds, SortedLines(theirs.out).size(), same ? "yes" : "NO");
+    peers[q.name] = std::move(theirs);
   }
+
+  // The same finds answered by a long-lived server of the catalog.
+  const std::string socket = config.work + "/serve.sock";
+  const pid_t server = StartServer(config.fathom, db, socket);
+  if (server < 0) {
+    std::fprintf(stderr, "catalog_query_benchmark: fathom catalog serve did not start\n");
+    return 1;
+  }
+  std::printf("\n%-28s %10s %10s %10s %12s %s\n", "fathom catalog serve", "first ms", "best ms", "peer ms",
+              "peer/best", "same output");
+  for (const Query& q : queries) {
+    if (!q.name.starts_with("find")) continue;
+    std::vector<std::string> served = {q.fathom[0], q.fathom[1], "--server", socket};
+    served.insert(served.end(), q.fathom.begin() + 2, q.fathom.end());
+    TimedRun first = fathom::bench::RunTimed(served, true);
+    TimedRun best = BestOf(config.repeat, served, true);
+    if (!Check(first, "fathom " + q.name + " (served)") || !Check(best, "fathom " + q.name + " (served)")) break;
+    const TimedRun& theirs = peers[q.name];
+    const bool same = SortedLines(best.out) == SortedLines(theirs.out) && SortedLines(first.out) == SortedLines(theirs.out);
+    if (!same) rc = 1;
+    std::printf("%-28s %10.1f %10.1f %10.1f %11.1fx %s\n", q.name.c_str(), first.seconds * 1e3, best.seconds * 1e3,
+                theirs.seconds * 1e3, theirs.seconds / best.seconds, same ? "yes" : "NO");
+  }
+  ::kill(server, SIGTERM);
+  ::waitpid(server, nullptr, 0);
   std::printf("\n");
   return rc;
 }

@@ -207,6 +207,10 @@ struct CatalogOptions {
   std::string uri = "fathom-catalog.db";
   bool read_only = false;         // queries only; never creates or writes
   std::chrono::seconds removed_retention{30 * 24 * 3600};  // removed entries kept this long
+  // For a long-lived reader (fathom catalog serve): the paths of the directories above the
+  // objects Select() hands are kept between calls, and forgotten when the catalog has taken
+  // a commit since, so that repeated queries read no directory names.
+  bool remember_directory_paths = false;
 };
 
 // One transaction of changes, applied in order; statistics follow each change. Nothing is
@@ -360,5 +364,8 @@ class Catalog {
 // directory a walk passed) for its life: make one per query. Owns `catalog`; used from one
 // thread at a time, like any Catalog.
 std::unique_ptr<Catalog> VisibleTo(std::unique_ptr<Catalog> catalog, Caller caller);
+// The same view of a catalog it borrows (which must outlive it): a long-lived process's
+// catalog, seen by each of its callers in turn.
+std::unique_ptr<Catalog> VisibleTo(Catalog& catalog, Caller caller);
 
 }  // namespace fathom::catalog

@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -233,7 +235,9 @@ class CatalogImpl final : public Catalog {
     // In chunks of ids: their names in one read; then, for the names that pass the name tests,
     // the directories above them level by level. With name tests the ids come from the
     // indexes alone and the entries are read only for the names that passed.
-    DirectoryPaths dirs(*b_);
+    std::optional<DirectoryPaths> own;
+    FATHOM_ASSIGN_OR_RETURN(DirectoryPaths * remembered, RememberedPaths());
+    DirectoryPaths& dirs = remembered != nullptr ? *remembered : own.emplace(*b_);
     const bool names_first = !selection.name_tests.empty();
     std::vector<EntryId> ids;
     std::unordered_map<EntryId, EntryRow> entries;
@@ -373,6 +377,18 @@ class CatalogImpl final : public Catalog {
   }
 
  private:
+  // The directory paths kept between calls (CatalogOptions::remember_directory_paths), as of
+  // the catalog's latest commit; nullptr when not kept.
+  Result<DirectoryPaths*> RememberedPaths() {
+    if (!options_.remember_directory_paths) return nullptr;
+    FATHOM_ASSIGN_OR_RETURN(const uint64_t commits, b_->Commits());
+    if (!paths_ || commits != paths_commits_) {
+      paths_ = std::make_unique<DirectoryPaths>(*b_);
+      paths_commits_ = commits;
+    }
+    return paths_.get();
+  }
+
   Status CheckDirectory(EntryId dir) {
     FATHOM_ASSIGN_OR_RETURN(std::optional<EntryRow> entry, b_->EntryById(dir));
     if (!entry || !S_ISDIR(entry->attrs.mode)) {
@@ -484,6 +500,8 @@ class CatalogImpl final : public Catalog {
 
   std::unique_ptr<CatalogBackend> b_;
   CatalogOptions options_;
+  std::unique_ptr<DirectoryPaths> paths_;  // RememberedPaths()
+  uint64_t paths_commits_ = 0;
   WalkAhead* walk_ahead_ = nullptr;  // the running walk's listings read ahead
 };
 

@@ -24,7 +24,7 @@ std::string_view ParentPath(std::string_view path) {
 
 class VisibleCatalog final : public Catalog {
  public:
-  VisibleCatalog(std::unique_ptr<Catalog> catalog, Caller caller)
+  VisibleCatalog(std::shared_ptr<Catalog> catalog, Caller caller)
       : c_(std::move(catalog)), caller_(std::move(caller)) {}
 
   Result<std::unique_ptr<Batch>> Begin() override { return ReadOnly("write to"); }
@@ -247,7 +247,7 @@ class VisibleCatalog final : public Catalog {
     return totals;
   }
 
-  std::unique_ptr<Catalog> c_;
+  std::shared_ptr<Catalog> c_;  // owned, or borrowed (a no-op deleter)
   Caller caller_;
   std::map<std::string, bool, std::less<>> listable_;
   std::unordered_map<EntryId, Totals> subtrees_;  // kept by SubtreeOf for the view's life
@@ -256,7 +256,11 @@ class VisibleCatalog final : public Catalog {
 }  // namespace
 
 std::unique_ptr<Catalog> VisibleTo(std::unique_ptr<Catalog> catalog, Caller caller) {
-  return std::make_unique<VisibleCatalog>(std::move(catalog), std::move(caller));
+  return std::make_unique<VisibleCatalog>(std::shared_ptr<Catalog>(std::move(catalog)), std::move(caller));
+}
+
+std::unique_ptr<Catalog> VisibleTo(Catalog& catalog, Caller caller) {
+  return std::make_unique<VisibleCatalog>(std::shared_ptr<Catalog>(&catalog, [](Catalog*) {}), std::move(caller));
 }
 
 }  // namespace fathom::catalog

@@ -1,19 +1,22 @@
-// `fathom catalog follow|status|check|verify` — keep the catalog live from fathom's event
-// stream, show how far behind it is, recount its statistics, and compare it with the file
-// system (docs/catalog.md).
+// `fathom catalog follow|status|check|verify|serve` — keep the catalog live from fathom's
+// event stream, show how far behind it is, recount its statistics, compare it with the file
+// system, and answer find from a long-lived process (docs/catalog.md).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <system_error>
 #include <thread>
 
 #include "catalog/follow/event_applier.h"
 #include "catalog/follow/event_feed.h"
 #include "catalog/follow/stream_follower.h"
+#include "catalog/serve/query_server.h"
 #include "catalog/sync/catalog_scan.h"
 #include "catalog/sync/catalog_verify.h"
 #include "cli/catalog_args.h"
@@ -42,6 +45,9 @@ struct CatalogCommandArgs {
   bool repair = false;
   // verify
   std::string path;
+  // serve
+  std::string socket;
+  unsigned serve_threads = 2;
 };
 
 // Why the follower stopped, and where a follower started again resumes. A follower does not
@@ -202,6 +208,33 @@ int RunVerify(const CatalogCommandArgs& a) {
   return s.differences == 0 ? kExitOk : kExitFailure;
 }
 
+int RunServe(const CatalogCommandArgs& a) {
+  std::mutex mu;
+  std::condition_variable stop;
+  bool stopping = false;
+  SignalWaiter signals([&](int) {
+    std::lock_guard lock(mu);
+    stopping = true;
+    stop.notify_all();
+  });
+  catalog::serve::QueryServerOptions options;
+  options.catalog = a.catalog;
+  options.socket_path = a.socket;
+  options.threads = a.serve_threads;
+  auto server = catalog::serve::QueryServer::Start(options);
+  if (!server.ok()) return Fail("catalog serve", server.status().message(), kExitFailure);
+  std::printf("fathom catalog serve: answering find for %s on %s\n", a.catalog.c_str(),
+              (*server)->socket_path().c_str());
+  std::fflush(stdout);
+  {
+    std::unique_lock lock(mu);
+    stop.wait(lock, [&] { return stopping; });
+  }
+  (*server)->Stop();
+  spdlog::info("catalog serve: stopped after {} queries", (*server)->answered());
+  return kExitOk;
+}
+
 }  // namespace
 
 CommandRunner AddCatalogCommand(CLI::App& app) {
@@ -262,7 +295,28 @@ CommandRunner AddCatalogCommand(CLI::App& app) {
   verify->add_option("PATH", args->path, "The directory to compare")->required();
   verify->add_option("--threads", args->threads, "Directories read at once");
 
-  return [args, follow, status, check, verify] {
+  CLI::App* serve = cmd->add_subcommand(
+      "serve",
+      "Keep the catalog open and answer fathom find from it, each caller as its permissions "
+      "let it see; find uses the server when its socket exists");
+  serve->footer(
+      "\nExamples:\n"
+      "  fathom catalog serve --catalog cat.db &        # listens on cat.db.sock\n"
+      "  fathom find --catalog cat.db /srv -size +1G     # answered by the server\n"
+      "  fathom find --catalog cat.db --no-server /srv   # answered by find itself\n"
+      "Expressions that act on or read the file system (-delete, -exec, -fprint, -newer FILE) "
+      "are answered by find itself, with the caller's own rights.");
+  AddCatalogOption(*serve, args->catalog);
+  serve->add_option("--socket", args->socket,
+                    "The Unix socket to listen on (default: the SQLite catalog's file name + .sock; "
+                    "required for PostgreSQL)")
+      ->type_name("PATH");
+  serve->add_option("--threads", args->serve_threads, "Catalogs kept open: queries answered at once")
+      ->check(CLI::Range(1u, 64u))
+      ->default_str("2");
+
+  return [args, follow, status, check, verify, serve] {
+    if (serve->parsed()) return RunServe(*args);
     if (follow->parsed()) return RunFollow(*args);
     if (status->parsed()) return RunStatus(*args);
     if (check->parsed()) return RunCheck(*args);

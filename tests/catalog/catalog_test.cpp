@@ -638,6 +638,39 @@ TEST_F(CatalogTest, SelectWithNameTestsHandsEachPassingNameWithItsOwnEntryAcross
   EXPECT_EQ(found, expected);
 }
 
+TEST_F(CatalogTest, RememberedDirectoryPathsAreForgottenAtTheNextCommit) {
+  // A long-lived reader keeps the paths it built between Select() calls; a rename of a
+  // populated directory committed by the writer must show in its next answer.
+  {
+    auto b = Begin();
+    PutSmallTree(*b);
+    ASSERT_TRUE(b->Commit().ok());
+  }
+  CatalogOptions options;
+  options.uri = uri_;
+  options.read_only = true;
+  options.remember_directory_paths = true;
+  std::unique_ptr<Catalog> reader = FATHOM_TEST_VALUE(Catalog::Open(options));
+  auto selected = [&] {
+    std::vector<std::string> found;
+    Selection sel;
+    sel.type = S_IFREG;
+    EXPECT_TRUE(reader->Select(sel, [&](const Visit& v) {
+      found.push_back(std::string(v.path) + ":" + std::to_string(v.depth));
+      return true;
+    }).ok());
+    return found;
+  };
+  EXPECT_EQ(selected(), std::vector<std::string>{"/r/a/b/f:3"});
+  EXPECT_EQ(selected(), std::vector<std::string>{"/r/a/b/f:3"});  // from what it kept
+  {
+    auto b = Begin();
+    ASSERT_TRUE(b->Move(Id("/r"), "a", Id("/r/x"), "moved", At(T(2)), Removal{}).ok());
+    ASSERT_TRUE(b->Commit().ok());
+  }
+  EXPECT_EQ(selected(), std::vector<std::string>{"/r/x/moved/b/f:4"});
+}
+
 TEST_F(CatalogTest, AccountingFollowsAttributeChanges) {
   auto b = Begin();
   PutSmallTree(*b);

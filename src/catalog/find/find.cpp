@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
-#include <numeric>
 
 #include "core/account_names.h"
 #include "catalog/find/output_format.h"
@@ -55,17 +54,13 @@ bool Indexed(const Selection& sel) {
          sel.max_mtime_ns;
 }
 
-// The walk's order of two paths: pre-order, a directory's names in byte order ('/' sorts
-// before every byte a name can hold).
-bool WalkOrder(std::string_view a, std::string_view b) {
-  const size_t n = std::min(a.size(), b.size());
-  for (size_t i = 0; i < n; ++i) {
-    if (a[i] == b[i]) continue;
-    if (a[i] == '/') return true;
-    if (b[i] == '/') return false;
-    return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
-  }
-  return a.size() < b.size();
+// A key whose byte order (std::string's, unsigned) is the walk's order of paths: pre-order, a
+// directory's names in byte order. '/' sorts before every byte a name can hold, so it becomes
+// NUL, which no name holds.
+std::string WalkOrderKey(std::string_view path) {
+  std::string key(path);
+  std::replace(key.begin(), key.end(), '/', '\0');
+  return key;
 }
 
 int64_t SortKey(const Attrs& a, SortField f) {
@@ -104,22 +99,28 @@ class Runner {
       // The candidates, evaluated in the walk's order (the same output as a walk). The
       // starting point is one whatever its name (the name tests see the catalog's names, and
       // it is printed as given).
-      std::vector<std::pair<std::string, Node>> selected;
-      if (o.min_depth == 0) selected.emplace_back(abs, **root);
+      struct Selected {
+        std::string path;
+        Node node;
+        int depth;
+      };
+      std::vector<Selected> selected;
+      if (o.min_depth == 0) selected.push_back({abs, **root, 0});
       Report(catalog_.Select(sel, [&](const Visit& v) {
         auto depth = DepthBelow(v.path);
         if (depth && *depth > 0 && *depth >= o.min_depth && (o.max_depth < 0 || *depth <= o.max_depth)) {
-          selected.emplace_back(std::string(v.path), v.node);
+          selected.push_back({std::string(v.path), v.node, *depth});
         }
         return true;
       }));
-      std::vector<size_t> order(selected.size());  // sorted in place of the entries, which are large
-      std::iota(order.begin(), order.end(), size_t{0});
-      std::sort(order.begin(), order.end(),
-                [&](size_t x, size_t y) { return WalkOrder(selected[x].first, selected[y].first); });
-      for (const size_t i : order) {
-        const auto& [path, node] = selected[i];
-        if (!Evaluate(node, Printed(path), path, *DepthBelow(path), start_)) break;
+      // Sorted by keys in the walk's order (WalkOrderKey), not by moving the entries.
+      std::vector<std::pair<std::string, size_t>> order;
+      order.reserve(selected.size());
+      for (size_t i = 0; i < selected.size(); ++i) order.emplace_back(WalkOrderKey(selected[i].path), i);
+      std::sort(order.begin(), order.end());
+      for (const auto& [key, i] : order) {
+        const Selected& s = selected[i];
+        if (!Evaluate(s.node, Printed(s.path), s.path, s.depth, start_)) break;
       }
       return;
     }
