@@ -106,10 +106,13 @@ Result<QueryRequest> ParseRequest(const std::string& text) {
 Status SendRequest(int sock, const QueryRequest& r, int out_fd, int err_fd) {
   const std::string framed = Frame(RequestText(r));
   if (framed.size() > kMaxRequestBytes) return Status::Error("the query is longer than the server takes (1 MiB)");
-  // The first bytes carry the two descriptors; the rest follows.
+  return SendWithDescriptors(sock, framed, out_fd, err_fd);
+}
+
+Status SendWithDescriptors(int sock, std::string_view bytes, int out_fd, int err_fd) {
   int fds[2] = {out_fd, err_fd};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof fds)] = {};
-  iovec iov{const_cast<char*>(framed.data()), framed.size()};
+  iovec iov{const_cast<char*>(bytes.data()), bytes.size()};
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
@@ -125,7 +128,7 @@ Status SendRequest(int sock, const QueryRequest& r, int out_fd, int err_fd) {
     n = ::sendmsg(sock, &msg, MSG_NOSIGNAL);
   } while (n < 0 && errno == EINTR);
   if (n < 0) return Status::FromErrno(errno, "sending the query to the catalog server");
-  return SendAll(sock, framed, static_cast<size_t>(n));
+  return SendAll(sock, bytes, static_cast<size_t>(n));
 }
 
 Result<ReceivedRequest> ReceiveRequest(int sock) {

@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/unique_fd.h"
@@ -55,6 +56,9 @@ std::string RequestText(const QueryRequest& request);
 Result<QueryRequest> ParseRequest(const std::string& text);
 
 Status SendRequest(int sock, const QueryRequest& request, int out_fd, int err_fd);
+// Sends `bytes` as they are (SendRequest frames a request first) with the two descriptors
+// attached to the first of them.
+Status SendWithDescriptors(int sock, std::string_view bytes, int out_fd, int err_fd);
 Result<ReceivedRequest> ReceiveRequest(int sock);
 Status SendReply(int sock, const QueryReply& reply);
 Result<QueryReply> ReceiveReply(int sock);

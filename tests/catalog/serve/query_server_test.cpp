@@ -182,20 +182,7 @@ TEST_F(QueryServerTest, HostileRequestsAreRefusedWithAReasonAndTheServerKeepsSer
   ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
   auto with_fds = [&](const std::string& bytes) {
     UniqueFd sock = Connect(server_->socket_path());
-    int fds[2] = {out[1], out[1]};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof fds)] = {};
-    iovec iov{const_cast<char*>(bytes.data()), bytes.size()};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    cmsghdr* c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof fds);
-    std::memcpy(CMSG_DATA(c), fds, sizeof fds);
-    EXPECT_EQ(::sendmsg(sock.get(), &msg, MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+    EXPECT_TRUE(SendWithDescriptors(sock.get(), bytes, out[1], out[1]).ok());
     ::shutdown(sock.get(), SHUT_WR);
     auto reply = ReceiveReply(sock.get());
     return reply.ok() ? reply->error : "no reply: " + reply.status().message();
