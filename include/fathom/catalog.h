@@ -209,7 +209,8 @@ struct CatalogOptions {
   std::chrono::seconds removed_retention{30 * 24 * 3600};  // removed entries kept this long
   // For a long-lived reader (fathom catalog serve): the paths of the directories above the
   // objects Select() hands are kept between calls, and forgotten when the catalog has taken
-  // a commit since, so that repeated queries read no directory names.
+  // a commit since (or past a million directories), so that repeated queries read no
+  // directory names.
   bool remember_directory_paths = false;
 };
 

@@ -382,7 +382,9 @@ class CatalogImpl final : public Catalog {
   Result<DirectoryPaths*> RememberedPaths() {
     if (!options_.remember_directory_paths) return nullptr;
     FATHOM_ASSIGN_OR_RETURN(const uint64_t commits, b_->Commits());
-    if (!paths_ || commits != paths_commits_) {
+    // Bounded: past a million directories (some 100 MB of paths) it starts again.
+    constexpr size_t kMaxRemembered = 1'000'000;
+    if (!paths_ || commits != paths_commits_ || paths_->size() > kMaxRemembered) {
       paths_ = std::make_unique<DirectoryPaths>(*b_);
       paths_commits_ = commits;
     }

@@ -45,6 +45,7 @@ class DirectoryPaths {
   Status Resolve(std::vector<EntryId> dirs);
   // A directory made known by Resolve; nullptr otherwise.
   const Dir* Find(EntryId dir) const;
+  size_t size() const { return known_.size(); }  // directories known
 
  private:
   CatalogBackend& backend_;
