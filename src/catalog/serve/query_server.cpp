@@ -28,11 +28,14 @@ namespace {
 
 constexpr size_t kMaxWaiting = 64;
 
-// An output stream's buffer over a descriptor the server does not own the file of; after a
-// failed write (the client gone) it takes nothing more.
+// An output stream's buffer over a client's descriptor. It stops writing after a failed
+// write, or once the client has gone (its socket hung up: killed, or interrupted with ^C),
+// checked before each write: a terminal takes what it is given even after its reader died.
 class FdBuffer final : public std::streambuf {
  public:
-  explicit FdBuffer(int fd) : fd_(fd), buffer_(64 * 1024) { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+  FdBuffer(int fd, int client) : fd_(fd), client_(client), buffer_(64 * 1024) {
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
   ~FdBuffer() override { sync(); }
 
  protected:
@@ -45,6 +48,8 @@ class FdBuffer final : public std::streambuf {
     return traits_type::not_eof(c);
   }
   int sync() override {
+    pollfd client{client_, POLLRDHUP, 0};
+    if (pbase() < pptr() && ::poll(&client, 1, 0) > 0) failed_ = true;
     const char* p = pbase();
     while (!failed_ && p < pptr()) {
       const ssize_t n = ::write(fd_, p, static_cast<size_t>(pptr() - p));
@@ -57,7 +62,7 @@ class FdBuffer final : public std::streambuf {
   }
 
  private:
-  int fd_;
+  int fd_, client_;
   std::vector<char> buffer_;
   bool failed_ = false;
 };
@@ -203,7 +208,7 @@ class Server final : public QueryServer {
     run.gids = caller->gids;
     int status = 1;
     {
-      FdBuffer out_buffer(received->out.get()), err_buffer(received->err.get());
+      FdBuffer out_buffer(received->out.get(), sock), err_buffer(received->err.get(), sock);
       std::ostream out(&out_buffer), err(&err_buffer);
       try {
         status = find::RunFind(r.args, view ? *view : catalog, out, err, run);

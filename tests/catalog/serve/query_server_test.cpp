@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -203,6 +204,43 @@ TEST_F(QueryServerTest, HostileRequestsAreRefusedWithAReasonAndTheServerKeepsSer
   Answer good = Ask(Find({"/r", "-name", "small.txt"}));
   ASSERT_TRUE(good.reply && good.reply->status) << good.error;
   EXPECT_EQ(good.out, "/r/a/small.txt\n");
+}
+
+TEST_F(QueryServerTest, AnAnswerStopsWhenItsClientGoesAway) {
+  // A terminal takes output even after the client died (^C): the server must notice the
+  // client's socket hung up. A regular file stands for the terminal (writes never fail).
+  {
+    auto writer = testing::OpenCatalogOrDie(uri_);
+    std::optional<Node> dir = FATHOM_TEST_VALUE(writer->Stat("/r/a"));
+    ASSERT_TRUE(dir.has_value());
+    auto b = FATHOM_TEST_VALUE(writer->Begin());
+    const EntryId a = dir->id;
+    for (int i = 0; i < 20000; ++i) {
+      FATHOM_TEST_VALUE(b->Put(a, "file-with-a-longer-name-" + std::to_string(i), FileAttrs(100 + i, 1), At(2)));
+    }
+    ASSERT_TRUE(b->Commit().ok());
+  }
+  const size_t whole = Local({"/r"}).size();
+  ASSERT_GT(whole, 600'000u);
+  const std::string sink = dir_ / "terminal";
+  auto answered_to = [&](bool leave) {
+    UniqueFd out(::open(sink.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    const uint64_t before = server_->answered();
+    {
+      UniqueFd sock = Connect(server_->socket_path());
+      EXPECT_TRUE(SendRequest(sock.get(), Find({"/r"}), out.get(), out.get()).ok());
+      if (!leave) {
+        EXPECT_TRUE(ReceiveReply(sock.get()).ok());
+      }
+    }  // the client's socket closes here
+    for (int i = 0; i < 1000 && server_->answered() == before; ++i) ::usleep(10'000);
+    EXPECT_EQ(server_->answered(), before + 1);
+    struct stat st {};
+    EXPECT_EQ(::stat(sink.c_str(), &st), 0);
+    return static_cast<size_t>(st.st_size);
+  };
+  EXPECT_EQ(answered_to(/*leave=*/false), whole);
+  EXPECT_LT(answered_to(/*leave=*/true), whole / 4);  // at most a buffer (64 KiB) once gone
 }
 
 TEST_F(QueryServerTest, OneServerPerSocketAndAStaleSocketIsReplaced) {
