@@ -277,6 +277,10 @@ Result<UniqueFd> Listen(const std::string& path, unsigned mode) {
 Result<std::unique_ptr<QueryServer>> QueryServer::Start(const QueryServerOptions& given) {
   QueryServerOptions options = given;
   if (options.socket_path.empty()) options.socket_path = DefaultSocketPath(options.catalog);
+  if (options.socket_path.empty()) {
+    return Status::Error("a PostgreSQL catalog has no socket beside it: give one with --socket PATH (and "
+                         "find --server PATH)");
+  }
   if (options.threads == 0) return Status::Error("--threads must be at least 1");
   FATHOM_ASSIGN_OR_RETURN(std::string identity, CatalogIdentity(options.catalog));
   std::vector<std::unique_ptr<Catalog>> catalogs;

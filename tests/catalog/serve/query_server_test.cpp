@@ -266,6 +266,11 @@ TEST_F(QueryServerTest, OneServerPerSocketAndAStaleSocketIsReplaced) {
   }
   server_ = FATHOM_TEST_VALUE(QueryServer::Start(options));
   EXPECT_EQ(Ask(Find({"/r", "-name", "small.txt"})).out, "/r/a/small.txt\n");
+  QueryServerOptions postgres;
+  postgres.catalog = "postgresql://nobody@127.0.0.1:1/none";
+  auto no_socket = QueryServer::Start(postgres);
+  ASSERT_FALSE(no_socket.ok());
+  EXPECT_NE(no_socket.status().message().find("give one with --socket PATH"), std::string::npos);
   options.socket_path = dir_ / "plain-file";
   testing::WriteFile(options.socket_path, "data");
   auto refused = QueryServer::Start(options);
